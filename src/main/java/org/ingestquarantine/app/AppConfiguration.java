@@ -1,0 +1,192 @@
+package org.ingestquarantine.app;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.Map;
+import org.apache.camel.CamelConfiguration;
+import org.apache.camel.CamelContext;
+import org.apache.camel.spi.Registry;
+import org.apache.camel.support.service.ServiceSupport;
+import org.ingestquarantine.broker.AttemptJournal;
+import org.ingestquarantine.broker.BrokerAdapter;
+import org.ingestquarantine.broker.DeliveryGuard;
+import org.ingestquarantine.broker.QuietRollbackHandler;
+import org.ingestquarantine.broker.SqsBrokerAdapter;
+import org.ingestquarantine.broker.SqsIngestPublisher;
+import org.ingestquarantine.broker.StageTracker;
+import org.ingestquarantine.failure.ErrorClassifier;
+import org.ingestquarantine.failure.FailureDisposition;
+import org.ingestquarantine.failure.RedeliveryPolicies;
+import org.ingestquarantine.ingest.ChunkStage;
+import org.ingestquarantine.ingest.DocumentIndex;
+import org.ingestquarantine.ingest.EmbedStage;
+import org.ingestquarantine.ingest.Embedder;
+import org.ingestquarantine.ingest.Fetcher;
+import org.ingestquarantine.ingest.FolderConnector;
+import org.ingestquarantine.ingest.IndexStage;
+import org.ingestquarantine.ingest.MessageReader;
+import org.ingestquarantine.ingest.MiniLmEmbedder;
+import org.ingestquarantine.ingest.Outcomes;
+import org.ingestquarantine.ingest.ParseStage;
+import org.ingestquarantine.ingest.PipelineVersions;
+import org.ingestquarantine.ingest.Preflight;
+import org.ingestquarantine.ingest.WindowChunker;
+import org.ingestquarantine.metrics.PipelineMetrics;
+import org.ingestquarantine.parse.DocumentParser;
+import org.ingestquarantine.parse.ParseLimits;
+import org.ingestquarantine.parse.ParserVersion;
+import org.ingestquarantine.parse.WorkerPoolParser;
+import org.ingestquarantine.quarantine.LocalPayloadStore;
+import org.ingestquarantine.quarantine.QuarantineQueries;
+import org.ingestquarantine.quarantine.QuarantineRecorder;
+import org.ingestquarantine.quarantine.QuarantineStore;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.sqs.SqsClient;
+import software.amazon.awssdk.services.sqs.SqsClientBuilder;
+
+/**
+ * Wires the application from its properties: database, broker, parser, stages, and the beans the route
+ * files name. Everything it starts is stopped, in reverse order, when the Camel context stops.
+ *
+ * <p>Properties read here (defaults in {@code application.properties}; units in the names):
+ * {@code iq.data-dir}, {@code db.mode} (embedded | external), {@code db.url}, {@code db.user},
+ * {@code db.password}, {@code db.port}, {@code db.connect-timeout-ms}, {@code broker.kind} (sqs |
+ * rabbitmq | kafka), {@code sqs.mode} (embedded | external), {@code sqs.port}, {@code sqs.endpoint-url},
+ * {@code sqs.region}, {@code sqs.queue}, {@code iq.broker-configs-dir}, {@code ingest.max-bytes},
+ * {@code chunk.max-chars}, {@code chunk.overlap-words}, {@code failure.<class>.*} (see
+ * {@link RedeliveryPolicies}) and {@code parse.*} (see {@link ParseLimits}).
+ */
+public final class AppConfiguration implements CamelConfiguration {
+
+    /** Default largest document accepted, bytes (100 MiB). */
+    public static final long DEFAULT_MAX_BYTES = 100L * 1024 * 1024;
+
+    @Override
+    public void configure(CamelContext context) throws Exception {
+        AppSettings settings = new AppSettings(context.getPropertiesComponent());
+        Registry registry = context.getRegistry();
+        Deque<AutoCloseable> started = new ArrayDeque<>();
+        context.addService(new Stopper(started), true, true);
+
+        Path dataDir = settings.path("iq.data-dir", "data");
+        Database database = openDatabase(settings, registry, started, dataDir);
+        Clock clock = Clock.systemUTC();
+
+        ErrorClassifier classifier = ErrorClassifier.standard();
+        RedeliveryPolicies policies = RedeliveryPolicies.fromProperties(settings::find);
+        PipelineMetrics metrics = new PipelineMetrics(new SimpleMeterRegistry());
+        AttemptJournal journal = new AttemptJournal(database.dataSource(), clock);
+        BrokerAdapter broker = openBroker(settings, registry, started);
+
+        FolderConnector folder = new FolderConnector();
+        long maxBytes = settings.number("ingest.max-bytes", DEFAULT_MAX_BYTES);
+        Embedder embedder = new MiniLmEmbedder();
+        WindowChunker chunker = new WindowChunker(
+                (int) settings.number("chunk.max-chars", WindowChunker.DEFAULT_MAX_CHARS), embedder.maxTokens(),
+                (int) settings.number("chunk.overlap-words", WindowChunker.DEFAULT_OVERLAP_WORDS), embedder::countTokens);
+        PipelineVersions versions = new PipelineVersions(folder.version(), ParserVersion.CURRENT, chunker.version(),
+                embedder.version());
+        DocumentParser parser = new WorkerPoolParser(ParseLimits.fromProperties(settings::find));
+        started.push(parser);
+
+        DocumentIndex index = new DocumentIndex(database.dataSource(), embedder.dimensions());
+        QuarantineStore store = new QuarantineStore(database.dataSource(),
+                new LocalPayloadStore(dataDir.resolve("objects")), clock);
+        StageTracker stages = new StageTracker(journal);
+        Preflight preflight = new Preflight(Map.of(folder.scheme(), folder), maxBytes);
+
+        registry.bind("pipelineMetrics", metrics);
+        registry.bind("errorClassifier", classifier);
+        registry.bind("failureDisposition", new FailureDisposition(policies, classifier));
+        registry.bind("brokerAdapter", broker);
+        registry.bind("quietRollback", new QuietRollbackHandler());
+        registry.bind("deliveryGuard", new DeliveryGuard(broker, journal, policies));
+        registry.bind("messageReader", new MessageReader());
+        registry.bind("stageTracker", stages);
+        registry.bind("preflight", preflight);
+        registry.bind("fetcher", new Fetcher(preflight, index, versions, dataDir.resolve("work"), maxBytes));
+        registry.bind("parseStage", new ParseStage(parser));
+        registry.bind("chunkStage", new ChunkStage(chunker));
+        registry.bind("embedStage", new EmbedStage(embedder));
+        registry.bind("indexStage", new IndexStage(index, versions));
+        registry.bind("outcomes", new Outcomes(stages, metrics));
+        registry.bind("quarantineStore", store);
+        registry.bind("documentIndex", index);
+        registry.bind("quarantineQueries", new QuarantineQueries(database.dataSource()));
+        registry.bind("quarantineRecorder", new QuarantineRecorder(store, classifier, versions, metrics));
+    }
+
+    private static Database openDatabase(AppSettings settings, Registry registry, Deque<AutoCloseable> started,
+                                         Path dataDir) {
+        Duration timeout = settings.millis(Database.CONNECT_TIMEOUT_PROPERTY,
+                Duration.ofMillis(Database.DEFAULT_CONNECT_TIMEOUT_MS));
+        Database database;
+        if ("embedded".equals(settings.string("db.mode", "embedded"))) {
+            EmbeddedPostgresService postgres = EmbeddedPostgresService.start(dataDir.resolve("postgres"),
+                    (int) settings.number("db.port", 0));
+            started.push(postgres);
+            registry.bind("embeddedPostgres", postgres);
+            database = Database.open(postgres.jdbcUrl(), postgres.user(), postgres.password(), timeout);
+        } else {
+            database = Database.open(settings.required(Database.URL_PROPERTY), settings.string("db.user", "postgres"),
+                    settings.string("db.password", ""), timeout);
+        }
+        started.push(database);
+        registry.bind("database", database);
+        return database;
+    }
+
+    private static BrokerAdapter openBroker(AppSettings settings, Registry registry, Deque<AutoCloseable> started)
+            throws Exception {
+        String kind = settings.string("broker.kind", "sqs");
+        if (!"sqs".equals(kind)) {
+            throw new IllegalStateException("broker.kind=" + kind + " is not available yet; use sqs");
+        }
+        SqsClientBuilder builder = SqsClient.builder().region(Region.of(settings.string("sqs.region", "us-east-1")));
+        String queue = settings.string("sqs.queue", "ingest");
+        boolean embedded = "embedded".equals(settings.string("sqs.mode", "embedded"));
+        if (embedded) {
+            EmbeddedSqsServer server = EmbeddedSqsServer.start((int) settings.number("sqs.port", 0));
+            started.push(server);
+            builder.endpointOverride(settings.find("sqs.endpoint-url").map(URI::create).orElse(server.endpoint()))
+                    .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("x", "x")));
+        } else {
+            settings.find("sqs.endpoint-url").map(URI::create).ifPresent(builder::endpointOverride);
+            builder.credentialsProvider(DefaultCredentialsProvider.builder().build());
+        }
+        SqsClient sqs = builder.build();
+        started.push(sqs);
+        String queueUrl = embedded
+                ? SqsQueues.create(sqs, settings.path("iq.broker-configs-dir", "broker-configs").resolve("sqs"), queue)
+                : sqs.getQueueUrl(b -> b.queueName(queue)).queueUrl();
+        registry.bind("sqsClient", sqs);
+        registry.bind("ingestQueueUrl", queueUrl);
+        registry.bind("ingestPublisher", new SqsIngestPublisher(sqs, queueUrl));
+        return new SqsBrokerAdapter(sqs, queueUrl);
+    }
+
+    /** Closes what {@link #configure} started, newest first, when the context stops. */
+    private static final class Stopper extends ServiceSupport {
+
+        private final Deque<AutoCloseable> started;
+
+        Stopper(Deque<AutoCloseable> started) {
+            this.started = started;
+        }
+
+        @Override
+        protected void doStop() throws Exception {
+            while (!started.isEmpty()) {
+                started.pop().close();
+            }
+        }
+    }
+}

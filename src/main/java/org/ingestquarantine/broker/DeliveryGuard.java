@@ -1,0 +1,66 @@
+package org.ingestquarantine.broker;
+
+import org.apache.camel.Exchange;
+import org.ingestquarantine.failure.ErrorClass;
+import org.ingestquarantine.failure.RedeliveryPolicies;
+import org.ingestquarantine.ingest.IngestMessage;
+import org.ingestquarantine.ingest.PipelineKeys;
+
+/**
+ * First step of every delivery, before any work: records the broker's delivery identity and count,
+ * refuses a message whose earlier attempts died, and opens this attempt in the journal.
+ *
+ * <p>A death is an attempt that was opened and never closed (DESIGN.md §2): a delivery whose earlier
+ * attempt ended with a recorded outcome, say a transient failure that released the message, is not a
+ * death. Once the deaths reach the resource_fatal budget ({@code retries + 1}), this delivery throws
+ * {@link ConsumerDiedException} and the message is quarantined as resource_fatal without being
+ * processed again.
+ */
+public final class DeliveryGuard {
+
+    private final BrokerAdapter broker;
+    private final AttemptJournal journal;
+    private final RedeliveryPolicies policies;
+
+    /**
+     * @param broker reads the delivery key and count
+     * @param journal the attempt journal
+     * @param policies gives the resource_fatal budget
+     */
+    public DeliveryGuard(BrokerAdapter broker, AttemptJournal journal, RedeliveryPolicies policies) {
+        this.broker = broker;
+        this.journal = journal;
+        this.policies = policies;
+    }
+
+    /**
+     * Reads the delivery key and count into the exchange. Does no I/O, so it cannot fail for a database
+     * outage; the failure route relies on these two properties.
+     *
+     * @param exchange the consumed message
+     */
+    public void capture(Exchange exchange) {
+        exchange.setProperty(PipelineKeys.STAGE, "receive");
+        exchange.setProperty(PipelineKeys.DELIVERY_KEY, broker.deliveryKey(exchange));
+        exchange.setProperty(PipelineKeys.DELIVERY_COUNT, broker.deliveryCount(exchange));
+    }
+
+    /**
+     * @param exchange the consumed message, after {@link #capture} and after the message was read
+     * @throws ConsumerDiedException when earlier attempts died as often as resource_fatal allows
+     */
+    public void admit(Exchange exchange) {
+        String key = exchange.getProperty(PipelineKeys.DELIVERY_KEY, String.class);
+        int count = exchange.getProperty(PipelineKeys.DELIVERY_COUNT, Integer.class);
+        AttemptJournal.Deaths deaths = journal.deaths(key);
+        if (deaths.count() >= policies.forClass(ErrorClass.RESOURCE_FATAL).maxDeliveries()) {
+            if (deaths.lastStage() != null) {
+                exchange.setProperty(PipelineKeys.STAGE, deaths.lastStage());
+            }
+            throw new ConsumerDiedException(deaths.count(), deaths.lastStage());
+        }
+        IngestMessage message = exchange.getProperty(PipelineKeys.MESSAGE, IngestMessage.class);
+        long attemptId = journal.open(key, message.source(), message.docId(), count);
+        exchange.setProperty(PipelineKeys.ATTEMPT_ID, attemptId);
+    }
+}

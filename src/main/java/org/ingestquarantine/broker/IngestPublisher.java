@@ -1,0 +1,16 @@
+package org.ingestquarantine.broker;
+
+import org.ingestquarantine.ingest.IngestMessage;
+
+/** Publishes ingest messages to the profile's broker, as any producer would. */
+public interface IngestPublisher {
+
+    /**
+     * @param message the message
+     * @return the delivery key the consumer will see for it ({@link BrokerAdapter#deliveryKey})
+     */
+    String publish(IngestMessage message);
+
+    /** @return messages still on the broker's ingest queue (visible, in flight or delayed), or -1 if unknown */
+    long pending();
+}

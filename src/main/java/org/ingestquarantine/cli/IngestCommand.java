@@ -1,0 +1,116 @@
+package org.ingestquarantine.cli;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.stream.Stream;
+import org.ingestquarantine.app.PipelineApp;
+import org.ingestquarantine.broker.IngestPublisher;
+import org.ingestquarantine.ingest.IngestMessage;
+import org.ingestquarantine.metrics.PipelineMetrics;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code ingest <folder>}: publishes one message per file of the folder (recursively, in name order),
+ * consumes until every message has an outcome, and prints a summary. Exit code 0 when every message was
+ * settled (indexed, unchanged or quarantined), 3 when some were not within {@code --timeout-s}, 2 for bad
+ * arguments.
+ */
+@Command(name = "ingest", mixinStandardHelpOptions = true,
+        description = "Ingest every file of a folder and print a summary of the outcomes.")
+final class IngestCommand implements Callable<Integer> {
+
+    /** How long the broker queue must stay empty, with messages still unsettled, before giving up on them. */
+    static final Duration QUIET_LIMIT = Duration.ofSeconds(15);
+
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    CommonOptions common;
+
+    @Parameters(index = "0", paramLabel = "FOLDER", description = "Folder whose files are ingested.")
+    Path folder;
+
+    @Option(names = "--source", description = "Source name recorded with every document (default: the folder's name).")
+    String source;
+
+    @Option(names = "--json", description = "Print the summary as one JSON object.")
+    boolean json;
+
+    @Option(names = "--timeout-s", defaultValue = "1800", description = "Seconds to wait for every outcome (default: ${DEFAULT-VALUE}).")
+    long timeoutSeconds;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter err = spec.commandLine().getErr();
+        if (!Files.isDirectory(folder)) {
+            err.println("ingest: " + folder + " is not a folder (it does not exist, or is a file)");
+            return 2;
+        }
+        Path root = folder.toAbsolutePath().normalize();
+        String sourceName = source != null ? source : root.getFileName() == null ? "local" : root.getFileName().toString();
+        List<Path> files = listFiles(root);
+        long started = System.nanoTime();
+        try (PipelineApp app = PipelineApp.start(common.profile, common.dataDir, Map.of())) {
+            IngestPublisher publisher = app.bean("ingestPublisher", IngestPublisher.class);
+            PipelineMetrics metrics = app.bean("pipelineMetrics", PipelineMetrics.class);
+            Map<String, String> keys = new LinkedHashMap<>();
+            for (Path file : files) {
+                String docId = root.relativize(file).toString().replace('\\', '/');
+                IngestMessage message = new IngestMessage(sourceName, docId, file.toUri(), null, null, null);
+                keys.put(publisher.publish(message), docId);
+            }
+            List<String> unsettled = awaitOutcomes(keys, metrics, publisher);
+            long elapsedMs = Duration.ofNanos(System.nanoTime() - started).toMillis();
+            RunSummary summary = RunSummary.collect(app, sourceName, keys, metrics, unsettled, elapsedMs);
+            spec.commandLine().getOut().println(json ? summary.toJson() : summary.toText());
+            return unsettled.isEmpty() ? 0 : 3;
+        }
+    }
+
+    private List<String> awaitOutcomes(Map<String, String> keys, PipelineMetrics metrics, IngestPublisher publisher)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(timeoutSeconds).toNanos();
+        long quietSince = -1;
+        while (true) {
+            List<String> open = new ArrayList<>();
+            for (String key : keys.keySet()) {
+                if (metrics.outcomeOf(key) == null) {
+                    open.add(key);
+                }
+            }
+            if (open.isEmpty() || System.nanoTime() > deadline) {
+                return open;
+            }
+            // messages the broker dead-lettered on its own never settle here: stop once the queue stays empty
+            if (publisher.pending() == 0) {
+                quietSince = quietSince < 0 ? System.nanoTime() : quietSince;
+                if (System.nanoTime() - quietSince > QUIET_LIMIT.toNanos()) {
+                    return open;
+                }
+            } else {
+                quietSince = -1;
+            }
+            Thread.sleep(200);
+        }
+    }
+
+    private static List<Path> listFiles(Path root) throws IOException {
+        try (Stream<Path> walk = Files.walk(root)) {
+            return walk.filter(p -> !Files.isDirectory(p)).sorted().toList();
+        }
+    }
+}

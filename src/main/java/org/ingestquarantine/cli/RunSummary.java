@@ -1,0 +1,113 @@
+package org.ingestquarantine.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import org.ingestquarantine.app.PipelineApp;
+import org.ingestquarantine.metrics.PipelineMetrics;
+import org.ingestquarantine.quarantine.QuarantineQueries;
+import org.ingestquarantine.quarantine.QuarantineRecord;
+import org.ingestquarantine.quarantine.QuarantineStore;
+
+/**
+ * What one {@code ingest} run did. JSON keys: documents, indexed, unchanged, quarantined (error_class →
+ * count), reasons (error_class/reason_code → count), fingerprints, coverage (of the whole source, 0.0–1.0),
+ * unsettled (doc ids), elapsed_ms, documents_per_s.
+ */
+record RunSummary(String source, int documents, int indexed, int unchanged, Map<String, Integer> quarantined,
+                  Map<String, Integer> reasons, int fingerprints, Double coverage, List<String> unsettled,
+                  long elapsedMs) {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    static RunSummary collect(PipelineApp app, String source, Map<String, String> docIdsByKey, PipelineMetrics metrics,
+                              List<String> unsettledKeys, long elapsedMs) {
+        QuarantineStore store = app.bean("quarantineStore", QuarantineStore.class);
+        QuarantineQueries queries = app.bean("quarantineQueries", QuarantineQueries.class);
+        int indexed = 0;
+        int unchanged = 0;
+        Map<String, Integer> byClass = new TreeMap<>();
+        Map<String, Integer> byReason = new TreeMap<>();
+        Set<String> fingerprints = new HashSet<>();
+        for (Map.Entry<String, String> e : docIdsByKey.entrySet()) {
+            String outcome = metrics.outcomeOf(e.getKey());
+            if (outcome == null) {
+                continue;
+            }
+            switch (outcome) {
+                case "indexed", "stale" -> indexed++;
+                case "unchanged" -> {
+                    indexed++;
+                    unchanged++;
+                }
+                case "quarantined" -> {
+                    QuarantineRecord r = store.find(source, e.getValue()).orElseThrow(() -> new IllegalStateException(
+                            "document " + e.getValue() + " settled as quarantined but has no record"));
+                    byClass.merge(r.errorClass().code(), 1, Integer::sum);
+                    byReason.merge(r.errorClass().code() + "/" + r.reasonCode(), 1, Integer::sum);
+                    if (r.errorFingerprint() != null) {
+                        fingerprints.add(r.errorFingerprint());
+                    }
+                }
+                default -> throw new IllegalStateException("unknown outcome " + outcome);
+            }
+        }
+        List<String> unsettled = new ArrayList<>();
+        unsettledKeys.forEach(k -> unsettled.add(docIdsByKey.get(k)));
+        return new RunSummary(source, docIdsByKey.size(), indexed, unchanged, byClass, byReason, fingerprints.size(),
+                queries.coverage(source).orElse(null), unsettled, elapsedMs);
+    }
+
+    int quarantinedTotal() {
+        return quarantined.values().stream().mapToInt(Integer::intValue).sum();
+    }
+
+    double documentsPerSecond() {
+        return elapsedMs == 0 ? 0.0 : documents * 1000.0 / elapsedMs;
+    }
+
+    String toJson() {
+        ObjectNode n = JSON.createObjectNode();
+        n.put("source", source);
+        n.put("documents", documents);
+        n.put("indexed", indexed);
+        n.put("unchanged", unchanged);
+        ObjectNode q = n.putObject("quarantined");
+        quarantined.forEach(q::put);
+        ObjectNode r = n.putObject("reasons");
+        reasons.forEach(r::put);
+        n.put("fingerprints", fingerprints);
+        if (coverage == null) {
+            n.putNull("coverage");
+        } else {
+            n.put("coverage", coverage);
+        }
+        unsettled.forEach(n.putArray("unsettled")::add);
+        n.put("elapsed_ms", elapsedMs);
+        n.put("documents_per_s", Math.round(documentsPerSecond() * 100.0) / 100.0);
+        return n.toString();
+    }
+
+    String toText() {
+        StringBuilder b = new StringBuilder();
+        b.append(String.format("source        %s%n", source));
+        b.append(String.format("documents     %d%n", documents));
+        b.append(String.format("indexed       %d (%d unchanged since an earlier run)%n", indexed, unchanged));
+        b.append(String.format("quarantined   %d%n", quarantinedTotal()));
+        reasons.forEach((k, v) -> b.append(String.format("  %-40s %d%n", k, v)));
+        b.append(String.format("fingerprints  %d distinct%n", fingerprints));
+        b.append(String.format("coverage      %s of source '%s' (indexed / (indexed + open quarantined + unindexable))%n",
+                coverage == null ? "n/a" : String.format("%.1f%%", coverage * 100.0), source));
+        if (!unsettled.isEmpty()) {
+            b.append(String.format("UNSETTLED     %d: %s (still on the broker or in its dead-letter queue)%n",
+                    unsettled.size(), unsettled));
+        }
+        b.append(String.format("elapsed       %.1f s, %.2f documents/s", elapsedMs / 1000.0, documentsPerSecond()));
+        return b.toString();
+    }
+}
