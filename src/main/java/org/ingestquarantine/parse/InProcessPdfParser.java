@@ -1,0 +1,90 @@
+package org.ingestquarantine.parse;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Objects;
+import org.apache.pdfbox.io.IOUtils;
+import org.apache.pdfbox.pdmodel.PDDocument;
+import org.apache.pdfbox.pdmodel.PDPage;
+
+/**
+ * Parses a PDF in the calling JVM. This is the parse logic itself; {@link WorkerPoolParser} runs it in
+ * child JVMs so that heap and time can be bounded from outside.
+ *
+ * <p>Order of checks: magic bytes ({@link NotPdfException}), load with an empty user password and a
+ * temp-file stream cache ({@link EncryptedPdfException}, {@link PdfSyntaxException}), real page count
+ * against {@code maxPages}, stream sizes and image sizes ({@link ParseLimitException}), then text page by
+ * page ({@link PdfSyntaxException} if every page with content threw and no text was found,
+ * {@link NoTextLayerException} if no page has non-whitespace text). It bounds neither heap nor time:
+ * an {@link OutOfMemoryError} propagates. Only {@code maxPages}, {@code maxStreamBytes},
+ * {@code maxImagePixels} and {@code scratchMemoryBytes} of the limits apply here.
+ *
+ * <p>Thread-safe: it holds no state between calls.
+ */
+public final class InProcessPdfParser implements DocumentParser {
+
+    private final ParseLimits limits;
+
+    /** @param limits the limits; see the class comment for the ones that apply in-process */
+    public InProcessPdfParser(ParseLimits limits) {
+        this.limits = Objects.requireNonNull(limits, "limits");
+    }
+
+    /** A parser with {@link ParseLimits#defaults()}. */
+    public InProcessPdfParser() {
+        this(ParseLimits.defaults());
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Never throws {@link ParserCrashedException}.
+     *
+     * @throws UncheckedIOException the file cannot be read at all (missing, no permission)
+     */
+    @Override
+    public ParsedDocument parse(Path pdf) throws ParseException {
+        try {
+            PdfSignature.check(pdf);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + pdf, e);
+        }
+        PDDocument document = PdfOpener.open(pdf, limits.scratchMemoryBytes());
+        try {
+            return read(document);
+        } finally {
+            IOUtils.closeQuietly(document);
+        }
+    }
+
+    private ParsedDocument read(PDDocument document) throws ParseException {
+        PageTextStripper.Result text;
+        List<PDPage> pages;
+        try {
+            pages = RealPages.of(document, limits.maxPages());
+            new ContentLimitScanner(limits.maxStreamBytes(), limits.maxImagePixels()).scan(pages);
+            text = PageTextStripper.extract(document, pages.size());
+        } catch (IOException | RuntimeException | StackOverflowError e) {
+            throw new PdfSyntaxException("PDFBox failed while reading the pages", e);
+        }
+        ParsedDocument parsed = new ParsedDocument(pages.size(), text.pageTexts(), text.pagesLost(),
+                document.isEncrypted(), Float.toString(document.getVersion()));
+        if (parsed.nonWhitespaceChars() > 0) {
+            return parsed;
+        }
+        if (!text.pagesLost().isEmpty()) {
+            throw new PdfSyntaxException("text extraction failed on " + text.pagesLost().size() + " of "
+                    + pages.size() + " pages and the others have no text", text.firstFailure());
+        }
+        throw new NoTextLayerException(pages.isEmpty()
+                ? "the document has no pages"
+                : "none of the " + pages.size() + " pages has text; it may need OCR", null);
+    }
+
+    @Override
+    public void close() {
+        // nothing held between calls
+    }
+}

@@ -1,0 +1,99 @@
+package org.ingestquarantine.failure;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Ensures a fingerprint names the failure's type and place, not its message, line numbers or wrapping. */
+class ErrorFingerprintTest {
+
+    @Test
+    void shouldShareOneFingerprintForTwoInputsFailingAtTheSamePlace() {
+        String a = ErrorFingerprint.of(parse("document one"));
+        String b = ErrorFingerprint.of(parse("a different document entirely"));
+
+        assertThat(a).isEqualTo(b).hasSize(16).matches("[0-9a-f]{16}");
+    }
+
+    @Test
+    void shouldIgnoreMessagesAndLineNumbers() {
+        IOException first = failure(IOException.class, "message A", 10);
+        IOException second = failure(IOException.class, "message B", 999);
+
+        assertThat(ErrorFingerprint.of(first)).isEqualTo(ErrorFingerprint.of(second));
+    }
+
+    @Test
+    void shouldDifferForDifferentTypesOrPlaces() {
+        String io = ErrorFingerprint.of(failure(IOException.class, "x", 1));
+        String state = ErrorFingerprint.of(failure(IllegalStateException.class, "x", 1));
+        IOException elsewhere = failure(IOException.class, "x", 1);
+        StackTraceElement[] frames = elsewhere.getStackTrace();
+        frames[1] = new StackTraceElement("org.apache.pdfbox.pdfparser.COSParser", "parseXref", "COSParser.java", 1);
+        elsewhere.setStackTrace(frames);
+
+        assertThat(io).isNotEqualTo(state);
+        assertThat(ErrorFingerprint.of(elsewhere)).isNotEqualTo(io);
+    }
+
+    @Test
+    void shouldOnlyCountTheTopThreeFrames() {
+        IOException a = failure(IOException.class, "x", 1);
+        IOException b = failure(IOException.class, "x", 1);
+        StackTraceElement[] frames = b.getStackTrace();
+        frames[3] = new StackTraceElement("some.Caller", "somewhereElse", null, 7);
+        b.setStackTrace(frames);
+
+        assertThat(ErrorFingerprint.of(a)).isEqualTo(ErrorFingerprint.of(b));
+    }
+
+    @Test
+    void shouldUseTheRootCauseSoWrappingDoesNotMatter() {
+        IOException root = failure(IOException.class, "x", 1);
+        RuntimeException wrapped = new RuntimeException("outer", new IllegalStateException("middle", root));
+
+        assertThat(ErrorFingerprint.of(wrapped)).isEqualTo(ErrorFingerprint.of(root));
+    }
+
+    @Test
+    void shouldFingerprintARemoteCauseLikeTheSameFailureInProcess() {
+        IOException local = failure(IOException.class, "x", 1);
+        RemoteCause remote = new RemoteCause(IOException.class.getName(), "other message", local.getStackTrace());
+
+        assertThat(ErrorFingerprint.of(new RuntimeException(remote))).isEqualTo(ErrorFingerprint.of(local));
+        assertThat(ErrorFingerprint.typeName(remote)).isEqualTo("java.io.IOException");
+    }
+
+    @Test
+    void shouldCutCauseCycles() {
+        IllegalStateException a = new IllegalStateException("a");
+        IllegalArgumentException b = new IllegalArgumentException("b", a);
+        a.initCause(b);
+
+        assertThat(ErrorFingerprint.of(a)).hasSize(16);
+    }
+
+    private static IllegalStateException parse(String input) {
+        try {
+            throw new IllegalStateException("cannot parse " + input);
+        } catch (IllegalStateException e) {
+            return e;
+        }
+    }
+
+    private static <T extends Throwable> T failure(Class<T> type, String message, int line) {
+        try {
+            T t = type.getConstructor(String.class).newInstance(message);
+            t.setStackTrace(new StackTraceElement[] {
+                    new StackTraceElement("org.apache.pdfbox.pdfparser.BaseParser", "readObject", "BaseParser.java", line),
+                    new StackTraceElement("org.apache.pdfbox.pdfparser.COSParser", "parseObject", "COSParser.java", line + 1),
+                    new StackTraceElement("org.apache.pdfbox.Loader", "loadPDF", "Loader.java", line + 2),
+                    new StackTraceElement("org.ingestquarantine.parse.Worker", "run", "Worker.java", line + 3)});
+            return t;
+        } catch (ReflectiveOperationException e) {
+            throw new AssertionError(e);
+        }
+    }
+}
