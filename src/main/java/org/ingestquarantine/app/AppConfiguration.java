@@ -14,6 +14,7 @@ import org.apache.camel.spi.Registry;
 import org.apache.camel.support.service.ServiceSupport;
 import org.ingestquarantine.broker.AttemptJournal;
 import org.ingestquarantine.broker.BrokerAdapter;
+import org.ingestquarantine.broker.ConsumerCircuitBreaker;
 import org.ingestquarantine.broker.DeliveryGuard;
 import org.ingestquarantine.broker.QuietRollbackHandler;
 import org.ingestquarantine.broker.SqsBrokerAdapter;
@@ -28,6 +29,7 @@ import org.ingestquarantine.ingest.EmbedStage;
 import org.ingestquarantine.ingest.Embedder;
 import org.ingestquarantine.ingest.Fetcher;
 import org.ingestquarantine.ingest.FolderConnector;
+import org.ingestquarantine.ingest.HttpConnector;
 import org.ingestquarantine.ingest.IndexStage;
 import org.ingestquarantine.ingest.MessageReader;
 import org.ingestquarantine.ingest.MiniLmEmbedder;
@@ -92,18 +94,24 @@ public final class AppConfiguration implements CamelConfiguration {
         WindowChunker chunker = new WindowChunker(
                 (int) settings.number("chunk.max-chars", WindowChunker.DEFAULT_MAX_CHARS), embedder.maxTokens(),
                 (int) settings.number("chunk.overlap-words", WindowChunker.DEFAULT_OVERLAP_WORDS), embedder::countTokens);
-        PipelineVersions versions = new PipelineVersions(folder.version(), ParserVersion.CURRENT, chunker.version(),
+        PipelineVersions versions = new PipelineVersions(folder.version() + "+" + HttpConnector.VERSION, ParserVersion.CURRENT, chunker.version(),
                 embedder.version());
-        DocumentParser parser = new WorkerPoolParser(ParseLimits.fromProperties(settings::find));
+        DocumentParser parser = new WorkerPoolParser(parseLimits(settings));
         started.push(parser);
 
         DocumentIndex index = new DocumentIndex(database.dataSource(), embedder.dimensions());
         QuarantineStore store = new QuarantineStore(database.dataSource(),
                 new LocalPayloadStore(dataDir.resolve("objects")), clock);
         StageTracker stages = new StageTracker(journal);
-        Preflight preflight = new Preflight(Map.of(folder.scheme(), folder), maxBytes);
+        Duration httpTimeout = settings.millis("http.timeout-ms", Duration.ofMillis(HttpConnector.DEFAULT_TIMEOUT_MS));
+        Preflight preflight = new Preflight(Map.of(folder.scheme(), folder,
+                "http", new HttpConnector("http", httpTimeout), "https", new HttpConnector("https", httpTimeout)), maxBytes);
+        ConsumerCircuitBreaker breaker = new ConsumerCircuitBreaker(context, "ingest-consumer", database::isReachable,
+                classifier, settings.millis("db.probe-interval-ms", Duration.ofSeconds(1)));
+        started.push(breaker);
 
         registry.bind("pipelineMetrics", metrics);
+        registry.bind("consumerCircuitBreaker", breaker);
         registry.bind("errorClassifier", classifier);
         registry.bind("failureDisposition", new FailureDisposition(policies, classifier));
         registry.bind("brokerAdapter", broker);
@@ -122,6 +130,17 @@ public final class AppConfiguration implements CamelConfiguration {
         registry.bind("documentIndex", index);
         registry.bind("quarantineQueries", new QuarantineQueries(database.dataSource()));
         registry.bind("quarantineRecorder", new QuarantineRecorder(store, classifier, versions, metrics));
+    }
+
+    private static ParseLimits parseLimits(AppSettings s) {
+        ParseLimits d = ParseLimits.defaults();
+        return d.withMaxHeapMb((int) s.number(ParseLimits.PROPERTY_MAX_HEAP_MB, d.maxHeapMb()))
+                .withTimeout(s.millis(ParseLimits.PROPERTY_TIMEOUT_MS, d.timeout()))
+                .withPoolSize((int) s.number(ParseLimits.PROPERTY_POOL_SIZE, d.poolSize()))
+                .withMaxPages((int) s.number(ParseLimits.PROPERTY_MAX_PAGES, d.maxPages()))
+                .withMaxStreamBytes(s.number(ParseLimits.PROPERTY_MAX_STREAM_BYTES, d.maxStreamBytes()))
+                .withMaxImagePixels(s.number(ParseLimits.PROPERTY_MAX_IMAGE_PIXELS, d.maxImagePixels()))
+                .withScratchMemoryBytes(s.number(ParseLimits.PROPERTY_SCRATCH_MEMORY_BYTES, d.scratchMemoryBytes()));
     }
 
     private static Database openDatabase(AppSettings settings, Registry registry, Deque<AutoCloseable> started,

@@ -151,6 +151,17 @@ public final class Database implements AutoCloseable {
         return dataSource;
     }
 
+    /**
+     * @return whether the database answers a validity check within 1 s now; never throws
+     */
+    public boolean isReachable() {
+        try (java.sql.Connection c = dataSource.getConnection()) {
+            return c.isValid(1);
+        } catch (java.sql.SQLException | RuntimeException e) {
+            return false;
+        }
+    }
+
     /** Closes the pool. */
     @Override
     public void close() {

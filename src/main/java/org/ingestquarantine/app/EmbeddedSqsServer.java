@@ -27,8 +27,8 @@ public final class EmbeddedSqsServer implements AutoCloseable {
      * @return the started server
      */
     public static EmbeddedSqsServer start(int port) {
-        SQSRestServerBuilder builder = port == 0 ? SQSRestServerBuilder.withDynamicPort() : SQSRestServerBuilder.withPort(port);
-        SQSRestServer server = builder.withInterface("127.0.0.1").start();
+        SQSRestServer server = (port == 0 ? SQSRestServerBuilder.withDynamicPort() : SQSRestServerBuilder.withPort(port))
+                .withInterface("127.0.0.1").start();
         int bound = server.waitUntilStarted().localAddress().getPort();
         LOG.info("embedded SQS (ElasticMQ) listening on 127.0.0.1:{}", bound);
         return new EmbeddedSqsServer(server, bound);

@@ -37,8 +37,10 @@ public record IngestMessage(String source, String docId, URI uri, String sourceV
         JsonNode node;
         try {
             node = JSON.readTree(body);
-        } catch (IOException e) {
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
             throw PermanentInputException.invalidMessage("the message body is not valid JSON (" + e.getOriginalMessage() + ")");
+        } catch (IOException e) {
+            throw PermanentInputException.invalidMessage("the message body could not be read (" + e.getClass().getSimpleName() + ")");
         }
         if (node == null || !node.isObject()) {
             throw PermanentInputException.invalidMessage("the message body is not a JSON object");
