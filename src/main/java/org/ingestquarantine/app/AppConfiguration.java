@@ -63,7 +63,7 @@ import software.amazon.awssdk.services.sqs.SqsClientBuilder;
  * {@code db.password}, {@code db.port}, {@code db.connect-timeout-ms}, {@code broker.kind} (sqs |
  * rabbitmq | kafka), {@code sqs.mode} (embedded | external), {@code sqs.port}, {@code sqs.endpoint-url},
  * {@code sqs.region}, {@code sqs.queue}, {@code iq.broker-configs-dir}, {@code ingest.max-bytes},
- * {@code chunk.max-chars}, {@code chunk.overlap-words}, {@code failure.<class>.*} (see
+ * {@code chunk.max-chars}, {@code chunk.max-tokens} (default: the model's limit), {@code chunk.overlap-words}, {@code failure.<class>.*} (see
  * {@link RedeliveryPolicies}) and {@code parse.*} (see {@link ParseLimits}).
  */
 public final class AppConfiguration implements CamelConfiguration {
@@ -92,7 +92,8 @@ public final class AppConfiguration implements CamelConfiguration {
         long maxBytes = settings.number("ingest.max-bytes", DEFAULT_MAX_BYTES);
         Embedder embedder = new MiniLmEmbedder();
         WindowChunker chunker = new WindowChunker(
-                (int) settings.number("chunk.max-chars", WindowChunker.DEFAULT_MAX_CHARS), embedder.maxTokens(),
+                (int) settings.number("chunk.max-chars", WindowChunker.DEFAULT_MAX_CHARS),
+                (int) settings.number("chunk.max-tokens", embedder.maxTokens()),
                 (int) settings.number("chunk.overlap-words", WindowChunker.DEFAULT_OVERLAP_WORDS), embedder::countTokens);
         PipelineVersions versions = new PipelineVersions(folder.version() + "+" + HttpConnector.VERSION, ParserVersion.CURRENT, chunker.version(),
                 embedder.version());

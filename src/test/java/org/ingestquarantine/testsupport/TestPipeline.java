@@ -1,0 +1,118 @@
+package org.ingestquarantine.testsupport;
+
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import org.awaitility.Awaitility;
+import org.ingestquarantine.app.PipelineApp;
+import org.ingestquarantine.broker.IngestPublisher;
+import org.ingestquarantine.ingest.IngestMessage;
+import org.ingestquarantine.metrics.PipelineMetrics;
+import org.ingestquarantine.quarantine.QuarantineStore;
+
+/**
+ * The real application on the embedded profile (ElasticMQ + embedded PostgreSQL + worker pool), with a
+ * {@link SqsReceiveCounter} between its consumer and the SQS server, and short back-offs so that a
+ * class's whole budget is spent within seconds.
+ */
+public final class TestPipeline implements AutoCloseable {
+
+    private final PipelineApp app;
+    private final SqsReceiveCounter counter;
+
+    private TestPipeline(PipelineApp app, SqsReceiveCounter counter) {
+        this.app = app;
+        this.counter = counter;
+    }
+
+    /**
+     * @param dataDir a fresh folder for this pipeline's database and objects
+     * @param extra properties that override the test defaults
+     * @return the started pipeline
+     * @throws Exception when it cannot start
+     */
+    public static TestPipeline start(Path dataDir, Map<String, String> extra) throws Exception {
+        int sqsPort = FreePort.find();
+        SqsReceiveCounter counter = new SqsReceiveCounter(URI.create("http://127.0.0.1:" + sqsPort));
+        Map<String, String> p = new HashMap<>();
+        p.put("sqs.port", Integer.toString(sqsPort));
+        p.put("sqs.endpoint-url", counter.endpoint().toString());
+        for (String c : new String[] {"transient", "ambiguous_parse", "resource_fatal", "unclassified"}) {
+            p.put("failure." + c + ".backoff-initial-ms", "100");
+            p.put("failure." + c + ".backoff-max-ms", "200");
+        }
+        p.put("parse.pool-size", "1");
+        p.put("db.probe-interval-ms", "200");
+        p.putAll(extra);
+        try {
+            return new TestPipeline(PipelineApp.start("embedded", dataDir, p), counter);
+        } catch (Exception e) {
+            counter.close();
+            throw e;
+        }
+    }
+
+    /** @return the application */
+    public PipelineApp app() {
+        return app;
+    }
+
+    /** @return the outside counter of deliveries */
+    public SqsReceiveCounter counter() {
+        return counter;
+    }
+
+    /** @return the quarantine store */
+    public QuarantineStore store() {
+        return app.bean("quarantineStore", QuarantineStore.class);
+    }
+
+    /**
+     * @param message a message
+     * @return its delivery key
+     */
+    public String publish(IngestMessage message) {
+        return app.bean("ingestPublisher", IngestPublisher.class).publish(message);
+    }
+
+    /**
+     * @param source source name
+     * @param docId document id
+     * @param file the file it names
+     * @return the delivery key
+     */
+    public String publishFile(String source, String docId, Path file) {
+        return publish(new IngestMessage(source, docId, file.toAbsolutePath().toUri(), null, null, null));
+    }
+
+    /**
+     * @param deliveryKey a published message
+     * @param timeout how long to wait
+     * @return its terminal outcome
+     */
+    public String awaitOutcome(String deliveryKey, Duration timeout) {
+        PipelineMetrics metrics = app.bean("pipelineMetrics", PipelineMetrics.class);
+        Awaitility.await().atMost(timeout).pollInterval(Duration.ofMillis(100))
+                .until(() -> metrics.outcomeOf(deliveryKey) != null);
+        return metrics.outcomeOf(deliveryKey);
+    }
+
+    /**
+     * @param deliveryKey a delivery key such as {@code sqs:<id>}
+     * @return ReceiveMessage responses that carried it, counted outside the pipeline
+     */
+    public int deliveries(String deliveryKey) {
+        return counter.receives(deliveryKey.substring(deliveryKey.indexOf(':') + 1));
+    }
+
+    @Override
+    public void close() throws Exception {
+        try {
+            app.close();
+        } finally {
+            counter.close();
+        }
+    }
+}
