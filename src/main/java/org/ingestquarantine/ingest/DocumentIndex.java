@@ -1,0 +1,301 @@
+package org.ingestquarantine.ingest;
+
+import org.ingestquarantine.app.SqlFailure;
+import org.ingestquarantine.app.SqlTime;
+
+import javax.sql.DataSource;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.EnumMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The search index in PostgreSQL: tables {@code documents} (one row per source and document) and
+ * {@code chunks} (text, {@code real[]} embedding, page range).
+ *
+ * <p>{@link #index(IndexedDocument)} runs in ONE transaction: it locks the document's row, rejects a stale
+ * write, skips an unchanged one, and otherwise replaces the chunks; the row is written as
+ * {@link DocumentState#INDEXING} first and becomes {@link DocumentState#SEARCHABLE} only after every chunk is
+ * written, so a reader never sees a searchable document with missing chunks. Thread-safe.
+ */
+public final class DocumentIndex {
+
+    private static final String INSERT_NEW = """
+            INSERT INTO documents (source, doc_id, source_version, source_updated_at, content_sha256, parser_version,
+                chunker_version, embedder_version, page_count, chunk_count, state, indexed_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'indexing', now())
+            ON CONFLICT (source, doc_id) DO NOTHING
+            """;
+
+    private static final String LOCK = """
+            SELECT source_version, source_updated_at, state, parser_version, chunker_version, embedder_version
+            FROM documents WHERE source = ? AND doc_id = ? FOR UPDATE
+            """;
+
+    private static final String UPDATE_INDEXING = """
+            UPDATE documents SET source_version = ?, source_updated_at = ?, content_sha256 = ?, parser_version = ?,
+                chunker_version = ?, embedder_version = ?, page_count = ?, chunk_count = ?, state = 'indexing',
+                indexed_at = now()
+            WHERE source = ? AND doc_id = ?
+            """;
+
+    private final DataSource dataSource;
+    private final int vectorDims;
+
+    /**
+     * @param dataSource a pool on the migrated schema
+     * @param vectorDims width every embedding must have, e.g. 384 for all-MiniLM-L6-v2; positive
+     * @throws IllegalArgumentException if {@code vectorDims} is not positive
+     */
+    public DocumentIndex(DataSource dataSource, int vectorDims) {
+        if (vectorDims <= 0) {
+            throw new IllegalArgumentException("vectorDims must be positive, was " + vectorDims);
+        }
+        this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        this.vectorDims = vectorDims;
+    }
+
+    /** @return the embedding width this index accepts */
+    public int vectorDims() {
+        return vectorDims;
+    }
+
+    /**
+     * Writes a document and its chunks, replacing any earlier version.
+     *
+     * @param document the document; at least one chunk, distinct seq numbers
+     * @return {@link IndexOutcome#STALE_REJECTED} if the stored row has a later {@code source_updated_at};
+     *         {@link IndexOutcome#UNCHANGED} if the same source version is already searchable with the same
+     *         parser, chunker and embedder versions; else {@link IndexOutcome#INDEXED}
+     * @throws DownstreamContractException (reason {@code vector_width}) if an embedding's width differs from
+     *         {@link #vectorDims()}; nothing is written
+     * @throws IllegalArgumentException if the document has no chunks, duplicate seq numbers or a bad page range
+     * @throws IndexWriteException if the database fails; nothing was committed
+     */
+    public IndexOutcome index(IndexedDocument document) {
+        validate(document);
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(false);
+            try {
+                IndexOutcome outcome = write(c, document);
+                if (outcome == IndexOutcome.INDEXED) {
+                    c.commit();
+                } else {
+                    c.rollback();
+                }
+                return outcome;
+            } catch (SQLException | RuntimeException e) {
+                try {
+                    c.rollback();
+                } catch (SQLException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+                throw e;
+            }
+        } catch (SQLException e) {
+            throw new IndexWriteException("document " + document.source() + "/" + document.docId()
+                    + " was not indexed (" + SqlFailure.describe(e) + "); do not acknowledge the message,"
+                    + " pause consumption until PostgreSQL answers again", e);
+        }
+    }
+
+    private IndexOutcome write(Connection c, IndexedDocument d) throws SQLException {
+        boolean created;
+        // A new document: insert it as 'indexing'. A concurrent writer of the same document waits on the
+        // unique key until this transaction ends, then takes the row lock below.
+        try (PreparedStatement s = c.prepareStatement(INSERT_NEW)) {
+            s.setString(1, d.source());
+            s.setString(2, d.docId());
+            bindVersion(s, 3, d);
+            created = s.executeUpdate() == 1;
+        }
+        if (!created) {
+            try (PreparedStatement s = c.prepareStatement(LOCK)) {
+                s.setString(1, d.source());
+                s.setString(2, d.docId());
+                try (ResultSet rs = s.executeQuery()) {
+                    rs.next();
+                    Instant storedUpdatedAt = SqlTime.get(rs, "source_updated_at");
+                    if (storedUpdatedAt != null && d.sourceUpdatedAt() != null
+                            && storedUpdatedAt.isAfter(d.sourceUpdatedAt())) {
+                        return IndexOutcome.STALE_REJECTED;
+                    }
+                    if (d.sourceVersion().equals(rs.getString("source_version"))
+                            && DocumentState.SEARCHABLE.code().equals(rs.getString("state"))
+                            && d.parserVersion().equals(rs.getString("parser_version"))
+                            && d.chunkerVersion().equals(rs.getString("chunker_version"))
+                            && d.embedderVersion().equals(rs.getString("embedder_version"))) {
+                        return IndexOutcome.UNCHANGED;
+                    }
+                }
+            }
+            try (PreparedStatement s = c.prepareStatement(UPDATE_INDEXING)) {
+                int i = bindVersion(s, 1, d);
+                s.setString(i++, d.source());
+                s.setString(i, d.docId());
+                s.executeUpdate();
+            }
+            try (PreparedStatement s = c.prepareStatement("DELETE FROM chunks WHERE source = ? AND doc_id = ?")) {
+                s.setString(1, d.source());
+                s.setString(2, d.docId());
+                s.executeUpdate();
+            }
+        }
+        insertChunks(c, d);
+        try (PreparedStatement s = c.prepareStatement(
+                "UPDATE documents SET state = 'searchable' WHERE source = ? AND doc_id = ?")) {
+            s.setString(1, d.source());
+            s.setString(2, d.docId());
+            s.executeUpdate();
+        }
+        return IndexOutcome.INDEXED;
+    }
+
+    /** Binds the eight version columns from source_version to chunk_count; returns the next index. */
+    private static int bindVersion(PreparedStatement s, int from, IndexedDocument d) throws SQLException {
+        int i = from;
+        s.setString(i++, d.sourceVersion());
+        SqlTime.set(s, i++, d.sourceUpdatedAt());
+        s.setString(i++, d.contentSha256());
+        s.setString(i++, d.parserVersion());
+        s.setString(i++, d.chunkerVersion());
+        s.setString(i++, d.embedderVersion());
+        s.setInt(i++, d.pageCount());
+        s.setInt(i++, d.chunks().size());
+        return i;
+    }
+
+    private static void insertChunks(Connection c, IndexedDocument d) throws SQLException {
+        String sql = "INSERT INTO chunks (source, doc_id, seq, text, embedding, page_from, page_to)"
+                + " VALUES (?, ?, ?, ?, ?, ?, ?)";
+        try (PreparedStatement s = c.prepareStatement(sql)) {
+            for (IndexedChunk chunk : d.chunks()) {
+                Float[] boxed = new Float[chunk.embedding().length];
+                for (int i = 0; i < boxed.length; i++) {
+                    boxed[i] = chunk.embedding()[i];
+                }
+                Array vector = c.createArrayOf("float4", boxed);
+                s.setString(1, d.source());
+                s.setString(2, d.docId());
+                s.setInt(3, chunk.seq());
+                s.setString(4, chunk.text());
+                s.setArray(5, vector);
+                s.setInt(6, chunk.pageFrom());
+                s.setInt(7, chunk.pageTo());
+                s.addBatch();
+            }
+            s.executeBatch();
+        }
+    }
+
+    private void validate(IndexedDocument d) {
+        Objects.requireNonNull(d.source(), "source");
+        Objects.requireNonNull(d.docId(), "docId");
+        Objects.requireNonNull(d.sourceVersion(), "sourceVersion");
+        Objects.requireNonNull(d.parserVersion(), "parserVersion");
+        Objects.requireNonNull(d.chunkerVersion(), "chunkerVersion");
+        Objects.requireNonNull(d.embedderVersion(), "embedderVersion");
+        if (d.chunks().isEmpty()) {
+            throw new IllegalArgumentException("document " + d.source() + "/" + d.docId()
+                    + " has no chunks; a document without text is quarantined (no_text_layer), not indexed");
+        }
+        Set<Integer> seqs = new HashSet<>();
+        for (IndexedChunk chunk : d.chunks()) {
+            if (!seqs.add(chunk.seq())) {
+                throw new IllegalArgumentException("document " + d.source() + "/" + d.docId()
+                        + " has two chunks with seq " + chunk.seq());
+            }
+            if (chunk.pageFrom() > chunk.pageTo()) {
+                throw new IllegalArgumentException("chunk " + chunk.seq() + " of " + d.source() + "/" + d.docId()
+                        + " has pageFrom " + chunk.pageFrom() + " after pageTo " + chunk.pageTo());
+            }
+            int width = chunk.embedding() == null ? 0 : chunk.embedding().length;
+            if (width != vectorDims) {
+                throw new DownstreamContractException(DownstreamContractException.VECTOR_WIDTH,
+                        "chunk " + chunk.seq() + " of " + d.source() + "/" + d.docId() + " has a vector of width "
+                                + width + " but the index holds width " + vectorDims
+                                + "; configure an embedder of that width or rebuild the index");
+            }
+        }
+    }
+
+    /**
+     * Tells whether a document can be skipped before parsing: the same source version is searchable with the
+     * same parser, chunker and embedder versions.
+     *
+     * @return whether an identical indexed version exists
+     * @throws IndexWriteException if the database cannot be read
+     */
+    public boolean isCurrent(String source, String docId, String sourceVersion, String parserVersion,
+                             String chunkerVersion, String embedderVersion) {
+        String sql = "SELECT 1 FROM documents WHERE source = ? AND doc_id = ? AND source_version = ?"
+                + " AND parser_version = ? AND chunker_version = ? AND embedder_version = ? AND state = 'searchable'";
+        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(sql)) {
+            s.setString(1, source);
+            s.setString(2, docId);
+            s.setString(3, sourceVersion);
+            s.setString(4, parserVersion);
+            s.setString(5, chunkerVersion);
+            s.setString(6, embedderVersion);
+            try (ResultSet rs = s.executeQuery()) {
+                return rs.next();
+            }
+        } catch (SQLException e) {
+            throw readFailure(source + "/" + docId, e);
+        }
+    }
+
+    /**
+     * @return the document's state, empty if it was never indexed
+     * @throws IndexWriteException if the database cannot be read
+     */
+    public Optional<DocumentState> state(String source, String docId) {
+        String sql = "SELECT state FROM documents WHERE source = ? AND doc_id = ?";
+        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(sql)) {
+            s.setString(1, source);
+            s.setString(2, docId);
+            try (ResultSet rs = s.executeQuery()) {
+                return rs.next() ? Optional.of(DocumentState.fromCode(rs.getString(1))) : Optional.empty();
+            }
+        } catch (SQLException e) {
+            throw readFailure(source + "/" + docId, e);
+        }
+    }
+
+    /**
+     * @param source connector name
+     * @return documents per state for the source; every state is present, 0 when none
+     * @throws IndexWriteException if the database cannot be read
+     */
+    public Map<DocumentState, Long> countsByState(String source) {
+        Map<DocumentState, Long> counts = new EnumMap<>(DocumentState.class);
+        for (DocumentState state : DocumentState.values()) {
+            counts.put(state, 0L);
+        }
+        String sql = "SELECT state, count(*) FROM documents WHERE source = ? GROUP BY state";
+        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(sql)) {
+            s.setString(1, source);
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    counts.put(DocumentState.fromCode(rs.getString(1)), rs.getLong(2));
+                }
+            }
+            return counts;
+        } catch (SQLException e) {
+            throw readFailure(source, e);
+        }
+    }
+
+    private static IndexWriteException readFailure(String what, SQLException e) {
+        return new IndexWriteException("index could not be read for " + what + " (" + SqlFailure.describe(e)
+                + "); retry when PostgreSQL answers again", e);
+    }
+}

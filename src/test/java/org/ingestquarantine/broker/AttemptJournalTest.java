@@ -1,0 +1,82 @@
+package org.ingestquarantine.broker;
+
+import org.ingestquarantine.testing.MutableClock;
+import org.ingestquarantine.testing.PostgresTestBase;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.NoSuchElementException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Ensures the journal counts deaths (attempts never closed), not deliveries, and counts every attempt for Kafka. */
+class AttemptJournalTest extends PostgresTestBase {
+
+    private static final Instant T0 = Instant.parse("2025-03-01T10:00:00Z");
+
+    private MutableClock clock;
+    private AttemptJournal journal;
+
+    @BeforeEach
+    void setUp() {
+        clock = new MutableClock(T0);
+        journal = new AttemptJournal(dataSource(), clock);
+    }
+
+    @Test
+    void shouldReportNoDeathsForAnUnknownKey() {
+        assertThat(journal.deaths("k")).isEqualTo(Deaths.NONE);
+        assertThat(journal.attempts("k")).isZero();
+    }
+
+    @Test
+    void shouldNotCountAClosedAttemptAsADeath() {
+        long first = journal.open("k1", "folder", "a.pdf", 1);
+        journal.stage(first, "fetch");
+        journal.close(first, "released");
+
+        assertThat(journal.deaths("k1")).isEqualTo(Deaths.NONE);
+        assertThat(journal.attempts("k1")).isEqualTo(1);
+    }
+
+    @Test
+    void shouldCountAttemptsNeverClosedWithTheLastStageReached() {
+        long first = journal.open("k2", "folder", "b.pdf", 1);
+        journal.stage(first, "parse");
+        clock.advance(Duration.ofSeconds(30));
+        long second = journal.open("k2", "folder", "b.pdf", 2);
+        journal.stage(second, "fetch");
+        journal.stage(second, "parse");
+        journal.stage(second, "embed");
+        long third = journal.open("k2", "folder", "b.pdf", 3);
+        journal.close(third, AttemptOutcome.RELEASED);
+
+        assertThat(journal.deaths("k2")).isEqualTo(new Deaths(2, "embed", T0.plusSeconds(30)));
+        assertThat(journal.attempts("k2")).isEqualTo(3);
+        assertThat(journal.deaths("other")).isEqualTo(Deaths.NONE);
+    }
+
+    @Test
+    void shouldRejectUnknownAttemptsAndOutcomes() {
+        assertThatThrownBy(() -> journal.close(999, AttemptOutcome.INDEXED)).isInstanceOf(NoSuchElementException.class);
+        long id = journal.open("k3", null, null, 1);
+        assertThatThrownBy(() -> journal.close(id, "exploded")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> journal.open("k3", null, null, 0)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void shouldThrowWhileTheDatabaseIsDown() {
+        postgres.stop();
+        try {
+            assertThatThrownBy(() -> journal.open("k4", "folder", "c.pdf", 1))
+                    .isInstanceOf(JournalWriteException.class)
+                    .hasMessageContaining("pause consumption");
+        } finally {
+            postgres.start();
+        }
+        assertThat(journal.open("k4", "folder", "c.pdf", 1)).isPositive();
+    }
+}

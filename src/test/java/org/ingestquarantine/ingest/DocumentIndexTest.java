@@ -1,0 +1,173 @@
+package org.ingestquarantine.ingest;
+
+import org.ingestquarantine.testing.PostgresTestBase;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Ensures the index rejects stale writes, skips unchanged ones, and never shows a searchable document without all its chunks. */
+class DocumentIndexTest extends PostgresTestBase {
+
+    private static final int DIMS = 4;
+    private static final Instant T1 = Instant.parse("2025-01-01T00:00:00Z");
+    private static final Instant T2 = Instant.parse("2025-02-01T00:00:00Z");
+
+    private DocumentIndex index;
+
+    @BeforeEach
+    void setUp() {
+        index = new DocumentIndex(dataSource(), DIMS);
+    }
+
+    @Test
+    void shouldIndexANewDocumentWithAllItsChunksAndVectors() throws Exception {
+        assertThat(index.index(doc("a", "v1", T1, "p1", 3))).isEqualTo(IndexOutcome.INDEXED);
+
+        assertThat(index.state("folder", "a")).contains(DocumentState.SEARCHABLE);
+        assertThat(query("SELECT count(*) FROM chunks WHERE doc_id = 'a'")).isEqualTo(3);
+        assertThat(query("SELECT embedding[2] * 100 FROM chunks WHERE doc_id = 'a' AND seq = 1")).isEqualTo(50);
+        assertThat(index.countsByState("folder")).containsEntry(DocumentState.SEARCHABLE, 1L)
+                .containsEntry(DocumentState.INDEXING, 0L);
+    }
+
+    @Test
+    void shouldSkipTheSameVersionWithTheSameComponentVersions() throws Exception {
+        index.index(doc("b", "v1", T1, "p1", 2));
+
+        assertThat(index.index(doc("b", "v1", T1, "p1", 5))).isEqualTo(IndexOutcome.UNCHANGED);
+        assertThat(query("SELECT count(*) FROM chunks WHERE doc_id = 'b'")).isEqualTo(2);
+        assertThat(index.isCurrent("folder", "b", "v1", "p1", "c1", "e1")).isTrue();
+        assertThat(index.isCurrent("folder", "b", "v1", "p2", "c1", "e1")).isFalse();
+        assertThat(index.isCurrent("folder", "b", "v2", "p1", "c1", "e1")).isFalse();
+        assertThat(index.isCurrent("folder", "other", "v1", "p1", "c1", "e1")).isFalse();
+    }
+
+    @Test
+    void shouldReindexWhenTheParserChangesAndReplaceTheChunks() throws Exception {
+        index.index(doc("c", "v1", T1, "p1", 4));
+
+        assertThat(index.index(doc("c", "v1", T1, "p2", 2))).isEqualTo(IndexOutcome.INDEXED);
+        assertThat(query("SELECT count(*) FROM chunks WHERE doc_id = 'c'")).isEqualTo(2);
+        assertThat(index.isCurrent("folder", "c", "v1", "p2", "c1", "e1")).isTrue();
+    }
+
+    @Test
+    void shouldRejectAWriteOlderThanTheStoredVersion() throws Exception {
+        index.index(doc("d", "v2", T2, "p1", 3));
+
+        assertThat(index.index(doc("d", "v1", T1, "p1", 1))).isEqualTo(IndexOutcome.STALE_REJECTED);
+        assertThat(index.isCurrent("folder", "d", "v2", "p1", "c1", "e1")).isTrue();
+        assertThat(query("SELECT count(*) FROM chunks WHERE doc_id = 'd'")).isEqualTo(3);
+
+        assertThat(index.index(doc("d", "v3", T2.plusSeconds(1), "p1", 1))).isEqualTo(IndexOutcome.INDEXED);
+    }
+
+    @Test
+    void shouldRefuseAVectorOfTheWrongWidthAndWriteNothing() throws Exception {
+        List<IndexedChunk> chunks = List.of(new IndexedChunk(0, "t", new float[] {1, 2, 3}, 1, 1));
+        IndexedDocument wrong = new IndexedDocument("folder", "e", "v1", T1, null, "p1", "c1", "e1", 1, chunks);
+
+        assertThatThrownBy(() -> index.index(wrong))
+                .isInstanceOf(DownstreamContractException.class)
+                .hasMessageContaining("width 3")
+                .extracting(e -> ((DownstreamContractException) e).reasonCode()).isEqualTo("vector_width");
+        assertThat(index.state("folder", "e")).isEmpty();
+    }
+
+    @Test
+    void shouldKeepThePreviousVersionWhenAChunkFailsMidWrite() throws Exception {
+        index.index(doc("f", "v1", T1, "p1", 2));
+        List<IndexedChunk> chunks = new ArrayList<>(doc("f", "v2", T2, "p1", 3).chunks());
+        chunks.set(2, new IndexedChunk(2, "bad \u0000 byte", vector(2), 1, 1));  // PostgreSQL rejects NUL in text
+
+        assertThatThrownBy(() -> index.index(new IndexedDocument("folder", "f", "v2", T2, null, "p1", "c1", "e1", 1,
+                chunks))).isInstanceOf(IndexWriteException.class).hasMessageNotContaining("bad");
+
+        assertThat(index.isCurrent("folder", "f", "v1", "p1", "c1", "e1")).isTrue();
+        assertThat(query("SELECT count(*) FROM chunks WHERE doc_id = 'f'")).isEqualTo(2);
+
+        assertThatThrownBy(() -> index.index(new IndexedDocument("folder", "g", "v1", T1, null, "p1", "c1", "e1", 1,
+                chunks))).isInstanceOf(IndexWriteException.class);
+        assertThat(index.state("folder", "g")).isEmpty();
+    }
+
+    @Test
+    void shouldNeverShowASearchableDocumentWithMissingChunksToAConcurrentReader() throws Exception {
+        AtomicBoolean writing = new AtomicBoolean(true);
+        AtomicLong inconsistent = new AtomicLong();
+        AtomicLong reads = new AtomicLong();
+        Thread reader = new Thread(() -> {
+            String sql = "SELECT count(*) FROM documents d WHERE d.state <> 'searchable' OR d.chunk_count <>"
+                    + " (SELECT count(*) FROM chunks c WHERE c.source = d.source AND c.doc_id = d.doc_id)";
+            try (Connection c = dataSource().getConnection(); Statement s = c.createStatement()) {
+                while (writing.get()) {
+                    try (ResultSet rs = s.executeQuery(sql)) {
+                        rs.next();
+                        inconsistent.addAndGet(rs.getLong(1));
+                        reads.incrementAndGet();
+                    }
+                }
+            } catch (Exception e) {
+                inconsistent.set(-1_000_000);
+            }
+        });
+        reader.start();
+        try {
+            for (int version = 1; version <= 40; version++) {
+                index.index(doc("h", "v" + version, T1.plusSeconds(version), "p1", 1 + version % 7));
+            }
+        } finally {
+            writing.set(false);
+            reader.join();
+        }
+        assertThat(reads.get()).isPositive();
+        assertThat(inconsistent.get()).isZero();
+    }
+
+    @Test
+    void shouldSerialiseConcurrentWritersOfOneDocument() throws Exception {
+        List<Thread> writers = new ArrayList<>();
+        for (int w = 0; w < 4; w++) {
+            int n = w;
+            writers.add(new Thread(() -> index.index(doc("i", "v" + n, T1.plusSeconds(n), "p1", 2 + n))));
+        }
+        writers.forEach(Thread::start);
+        for (Thread t : writers) {
+            t.join();
+        }
+        // whatever the order, the stored version is the latest and its chunks are complete
+        assertThat(index.isCurrent("folder", "i", "v3", "p1", "c1", "e1")).isTrue();
+        assertThat(query("SELECT count(*) FROM chunks WHERE doc_id = 'i'")).isEqualTo(5);
+    }
+
+    private static IndexedDocument doc(String id, String version, Instant updatedAt, String parser, int chunkCount) {
+        List<IndexedChunk> chunks = new ArrayList<>();
+        for (int i = 0; i < chunkCount; i++) {
+            chunks.add(new IndexedChunk(i, "chunk " + i, vector(i), i + 1, i + 1));
+        }
+        return new IndexedDocument("folder", id, version, updatedAt, null, parser, "c1", "e1", chunkCount, chunks);
+    }
+
+    private static float[] vector(int i) {
+        return new float[] {i, 0.5f, 0.25f, 0.125f};
+    }
+
+    private static long query(String sql) throws Exception {
+        try (Connection c = dataSource().getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+}
