@@ -52,7 +52,7 @@ public final class DeliveryGuard {
     public void admit(Exchange exchange) {
         String key = exchange.getProperty(PipelineKeys.DELIVERY_KEY, String.class);
         int count = exchange.getProperty(PipelineKeys.DELIVERY_COUNT, Integer.class);
-        AttemptJournal.Deaths deaths = journal.deaths(key);
+        Deaths deaths = journal.deaths(key);
         if (deaths.count() >= policies.forClass(ErrorClass.RESOURCE_FATAL).maxDeliveries()) {
             if (deaths.lastStage() != null) {
                 exchange.setProperty(PipelineKeys.STAGE, deaths.lastStage());
