@@ -1,12 +1,12 @@
 package org.ingestquarantine.broker;
 
-import org.ingestquarantine.app.DatabaseWriteException;
+import org.ingestquarantine.app.DatabaseAccessException;
 
 /**
  * The attempt journal could not be read or written. The caller must not start work on the message
  * (an unrecorded attempt would be an uncounted death) and must not acknowledge it.
  */
-public class JournalWriteException extends DatabaseWriteException {
+public class JournalWriteException extends DatabaseAccessException {
 
     /**
      * @param message what failed and what to do next

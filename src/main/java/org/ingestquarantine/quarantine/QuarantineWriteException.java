@@ -1,13 +1,13 @@
 package org.ingestquarantine.quarantine;
 
-import org.ingestquarantine.app.DatabaseWriteException;
+import org.ingestquarantine.app.DatabaseAccessException;
 
 /**
  * A quarantine record could not be written (database or payload store unreachable). Nothing was
  * committed: the caller must NOT acknowledge the message, so the broker redelivers it or dead-letters it
  * into its backstop DLQ, from which it is swept into the table later.
  */
-public class QuarantineWriteException extends DatabaseWriteException {
+public class QuarantineWriteException extends DatabaseAccessException {
 
     /**
      * @param message what failed and what to do next; never document text
