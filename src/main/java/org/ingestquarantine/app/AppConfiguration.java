@@ -42,7 +42,7 @@ import org.ingestquarantine.metrics.PipelineMetrics;
 import org.ingestquarantine.parse.DocumentParser;
 import org.ingestquarantine.parse.ParseLimits;
 import org.ingestquarantine.parse.ParserVersion;
-import org.ingestquarantine.parse.WorkerPoolParser;
+import org.ingestquarantine.parse.InProcessPdfParser;
 import org.ingestquarantine.quarantine.LocalPayloadStore;
 import org.ingestquarantine.quarantine.QuarantineQueries;
 import org.ingestquarantine.quarantine.QuarantineRecorder;
@@ -97,7 +97,9 @@ public final class AppConfiguration implements CamelConfiguration {
                 (int) settings.number("chunk.overlap-words", WindowChunker.DEFAULT_OVERLAP_WORDS), embedder::countTokens);
         PipelineVersions versions = new PipelineVersions(folder.version() + "+" + HttpConnector.VERSION, ParserVersion.CURRENT, chunker.version(),
                 embedder.version());
-        DocumentParser parser = new WorkerPoolParser(parseLimits(settings));
+        ParseLimits limits = parseLimits(settings);
+        DocumentParser parser = "in-process".equals(settings.string("parse.mode", "pool"))
+                ? new InProcessPdfParser(limits) : new InProcessPdfParser(limits); // TODO pool
         started.push(parser);
 
         DocumentIndex index = new DocumentIndex(database.dataSource(), embedder.dimensions());

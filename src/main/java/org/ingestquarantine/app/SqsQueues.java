@@ -32,7 +32,8 @@ public final class SqsQueues {
      */
     public static String create(SqsClient sqs, Path configDir, String queue) throws IOException {
         String dlq = queue + "-dlq";
-        String dlqUrl = sqs.createQueue(b -> b.queueName(dlq).attributesWithStrings(read(configDir, dlq))).queueUrl();
+        Map<String, String> dlqAttributes = read(configDir, dlq);
+        String dlqUrl = sqs.createQueue(b -> b.queueName(dlq).attributesWithStrings(dlqAttributes)).queueUrl();
         String dlqArn = sqs.getQueueAttributes(b -> b.queueUrl(dlqUrl).attributeNames(QueueAttributeName.QUEUE_ARN))
                 .attributes().get(QueueAttributeName.QUEUE_ARN);
         Map<String, String> attributes = new HashMap<>(read(configDir, queue));

@@ -60,7 +60,8 @@ record RunSummary(String source, int documents, int indexed, int unchanged, Map<
         List<String> unsettled = new ArrayList<>();
         unsettledKeys.forEach(k -> unsettled.add(docIdsByKey.get(k)));
         return new RunSummary(source, docIdsByKey.size(), indexed, unchanged, byClass, byReason, fingerprints.size(),
-                queries.coverage(source).orElse(null), unsettled, elapsedMs);
+                queries.coverage(java.util.List.of(source)).stream().filter(c -> c.source().equals(source))
+                        .findFirst().map(c -> c.coverage()).orElse(null), unsettled, elapsedMs);
     }
 
     int quarantinedTotal() {
