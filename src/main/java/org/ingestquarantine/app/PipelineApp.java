@@ -29,8 +29,8 @@ public final class PipelineApp implements AutoCloseable {
         Main main = new Main();
         main.configure().setProfile(profile);
         main.configure().addConfiguration(AppConfiguration.class);
-        main.addInitialProperty("iq.data-dir", dataDir.toString());
-        overrides.forEach(main::addInitialProperty);
+        main.addOverrideProperty("iq.data-dir", dataDir.toString());
+        overrides.forEach(main::addOverrideProperty);
         main.start();
         return new PipelineApp(main);
     }

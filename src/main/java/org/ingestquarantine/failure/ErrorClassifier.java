@@ -56,7 +56,7 @@ public final class ErrorClassifier {
         m.put("org.ingestquarantine.failure.TransientException", new Rule(ErrorClass.TRANSIENT, "transient"));
         m.put("org.ingestquarantine.quarantine.QuarantineWriteException", new Rule(ErrorClass.TRANSIENT, "quarantine_unavailable"));
         m.put("org.ingestquarantine.app.DatabaseUnavailableException", new Rule(ErrorClass.TRANSIENT, "db_unavailable"));
-        m.put("org.ingestquarantine.app.DatabaseWriteException", new Rule(ErrorClass.TRANSIENT, "db_unavailable"));
+        m.put("org.ingestquarantine.app.DatabaseAccessException", new Rule(ErrorClass.TRANSIENT, "db_unavailable"));
         m.put(SQLTransientException.class.getName(), new Rule(ErrorClass.TRANSIENT, "db_unavailable"));
         m.put("org.postgresql.util.PSQLException", new Rule(ErrorClass.TRANSIENT, "db_error"));
         m.put(SQLException.class.getName(), new Rule(ErrorClass.TRANSIENT, "db_error"));

@@ -93,6 +93,10 @@ public final class SqsReceiveCounter implements AutoCloseable {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        } catch (IOException | RuntimeException e) {
+            System.err.println("SqsReceiveCounter: relay failed: " + e);
+            e.printStackTrace();
+            throw e;
         }
     }
 
