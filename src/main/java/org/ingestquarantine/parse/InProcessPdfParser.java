@@ -46,6 +46,14 @@ public final class InProcessPdfParser implements DocumentParser {
      */
     @Override
     public ParsedDocument parse(Path pdf) throws ParseException {
+        return parseFile(pdf);
+    }
+
+    /**
+     * Keeps every exception we create at least three frames inside this class, so that its fingerprint
+     * (type and top three frames) does not depend on who called the parser: a worker or the pipeline.
+     */
+    private ParsedDocument parseFile(Path pdf) throws ParseException {
         try {
             PdfSignature.check(pdf);
         } catch (IOException e) {
@@ -78,9 +86,7 @@ public final class InProcessPdfParser implements DocumentParser {
             throw new PdfSyntaxException("text extraction failed on " + text.pagesLost().size() + " of "
                     + pages.size() + " pages and the others have no text", text.firstFailure());
         }
-        throw new NoTextLayerException(pages.isEmpty()
-                ? "the document has no pages"
-                : "none of the " + pages.size() + " pages has text; it may need OCR", null);
+        throw NoTextLayerException.of(pages.size());
     }
 
     @Override

@@ -12,4 +12,11 @@ public final class NoTextLayerException extends ParseException {
     NoTextLayerException(String message, Throwable cause) {
         super(NO_TEXT_LAYER, message, cause);
     }
+
+    /** @return the failure for a document whose {@code pageCount} pages hold no text (0: no pages at all) */
+    static NoTextLayerException of(int pageCount) {
+        return new NoTextLayerException(pageCount == 0
+                ? "the document has no pages"
+                : "none of the " + pageCount + " pages has text; it may need OCR", null);
+    }
 }
