@@ -43,6 +43,7 @@ import org.ingestquarantine.parse.DocumentParser;
 import org.ingestquarantine.parse.ParseLimits;
 import org.ingestquarantine.parse.ParserVersion;
 import org.ingestquarantine.parse.InProcessPdfParser;
+import org.ingestquarantine.parse.WorkerPoolParser;
 import org.ingestquarantine.quarantine.LocalPayloadStore;
 import org.ingestquarantine.quarantine.QuarantineQueries;
 import org.ingestquarantine.quarantine.QuarantineRecorder;
@@ -63,7 +64,8 @@ import software.amazon.awssdk.services.sqs.SqsClientBuilder;
  * {@code db.password}, {@code db.port}, {@code db.connect-timeout-ms}, {@code broker.kind} (sqs |
  * rabbitmq | kafka), {@code sqs.mode} (embedded | external), {@code sqs.port}, {@code sqs.endpoint-url},
  * {@code sqs.region}, {@code sqs.queue}, {@code iq.broker-configs-dir}, {@code ingest.max-bytes},
- * {@code chunk.max-chars}, {@code chunk.max-tokens} (default: the model's limit), {@code chunk.overlap-words}, {@code failure.<class>.*} (see
+ * {@code parse.mode} (pool | in-process; in-process only for debugging: a hostile document can then take
+ * the consumer down), {@code chunk.max-chars}, {@code chunk.max-tokens} (default: the model's limit), {@code chunk.overlap-words}, {@code failure.<class>.*} (see
  * {@link RedeliveryPolicies}) and {@code parse.*} (see {@link ParseLimits}).
  */
 public final class AppConfiguration implements CamelConfiguration {
@@ -99,7 +101,7 @@ public final class AppConfiguration implements CamelConfiguration {
                 embedder.version());
         ParseLimits limits = parseLimits(settings);
         DocumentParser parser = "in-process".equals(settings.string("parse.mode", "pool"))
-                ? new InProcessPdfParser(limits) : new InProcessPdfParser(limits); // TODO pool
+                ? new InProcessPdfParser(limits) : new WorkerPoolParser(limits);
         started.push(parser);
 
         DocumentIndex index = new DocumentIndex(database.dataSource(), embedder.dimensions());
