@@ -1,0 +1,119 @@
+package org.ingestquarantine.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import javax.sql.DataSource;
+import org.ingestquarantine.app.Database;
+import org.ingestquarantine.quarantine.QuarantineRecord;
+import org.ingestquarantine.testsupport.Corpus;
+import org.ingestquarantine.testsupport.TestPipeline;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Ensures every real-world corpus file ends in exactly one outcome that agrees with MANIFEST.tsv, that
+ * documents failing the same way share a fingerprint while different failures do not, and that no
+ * document text reaches the logs.
+ */
+class CorpusIT {
+
+    private static final Duration WAIT = Duration.ofMinutes(10);
+
+    @TempDir
+    Path data;
+
+    @Test
+    void shouldSettleEveryCorpusFileAsTheManifestExpects() throws Exception {
+        ListAppender<ILoggingEvent> logs = new ListAppender<>();
+        Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+        logs.start();
+        root.addAppender(logs);
+        Map<String, Corpus.Row> manifest = Corpus.manifest();
+        try (TestPipeline pipeline = TestPipeline.start(data, Map.of("parse.pool-size", "2"))) {
+            Map<String, String> keys = new LinkedHashMap<>();
+            for (String file : manifest.keySet()) {
+                keys.put(file, pipeline.publishFile("corpus", file, Corpus.file(file)));
+            }
+            List<String> disagreements = new ArrayList<>();
+            Map<String, Set<String>> fingerprintsByReason = new HashMap<>();
+            for (Map.Entry<String, String> e : keys.entrySet()) {
+                String file = e.getKey();
+                String outcome = pipeline.awaitOutcome(e.getValue(), WAIT);
+                Corpus.Row row = manifest.get(file);
+                String actual = outcome;
+                if ("quarantined".equals(outcome)) {
+                    QuarantineRecord r = pipeline.store().find("corpus", file).orElseThrow();
+                    actual = r.errorClass().code();
+                    fingerprintsByReason.computeIfAbsent(actual + "/" + r.reasonCode(), k -> new HashSet<>())
+                            .add(r.errorFingerprint());
+                } else {
+                    assertThat(outcome).as(file).isEqualTo("indexed");
+                    assertThat(pipeline.store().find("corpus", file)).as("%s has no quarantine record", file).isEmpty();
+                }
+                if (!row.acceptable().contains(actual)) {
+                    disagreements.add(file + " (" + row.category() + "): expected " + row.expectedClass() + ", got " + actual);
+                }
+            }
+            assertThat(disagreements).as("files whose outcome disagrees with MANIFEST.tsv").isEmpty();
+
+            // same failure, same fingerprint; different failures, different fingerprints
+            assertThat(fingerprintsByReason.get("permanent_input/encrypted")).hasSize(1);
+            assertThat(fingerprintsByReason.get("permanent_input/not_pdf")).hasSize(1);
+            assertThat(fingerprintsByReason.get("permanent_input/encrypted"))
+                    .doesNotContainAnyElementsOf(fingerprintsByReason.get("permanent_input/not_pdf"));
+
+            DataSource ds = pipeline.app().bean("database", Database.class).dataSource();
+            assertThat(count(ds, "SELECT count(*) FROM documents WHERE source = 'corpus' AND state = 'searchable'")
+                    + count(ds, "SELECT count(*) FROM quarantine WHERE source = 'corpus'"))
+                    .as("every file has exactly one outcome row").isEqualTo(manifest.size());
+            assertNoDocumentTextIn(logs, ds);
+        } finally {
+            root.detachAppender(logs);
+        }
+    }
+
+    private static void assertNoDocumentTextIn(ListAppender<ILoggingEvent> logs, DataSource ds) throws Exception {
+        List<String> samples = new ArrayList<>();
+        try (Connection c = ds.getConnection();
+             PreparedStatement s = c.prepareStatement("SELECT text FROM chunks WHERE source = 'corpus' AND seq = 0");
+             ResultSet rs = s.executeQuery()) {
+            while (rs.next()) {
+                String text = rs.getString(1).strip();
+                if (text.length() >= 24) {
+                    samples.add(text.substring(0, 24));
+                }
+            }
+        }
+        assertThat(samples).as("indexed documents with text to look for").hasSizeGreaterThan(30);
+        List<String> lines = logs.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
+        assertThat(lines).as("captured log lines").isNotEmpty();
+        for (String line : lines) {
+            for (String sample : samples) {
+                assertThat(line).as("a log line carries document text").doesNotContain(sample);
+            }
+        }
+    }
+
+    private static long count(DataSource ds, String sql) throws Exception {
+        try (Connection c = ds.getConnection(); PreparedStatement s = c.prepareStatement(sql); ResultSet rs = s.executeQuery()) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+}
