@@ -111,9 +111,8 @@ public final class AppConfiguration implements CamelConfiguration {
         Duration httpTimeout = settings.millis("http.timeout-ms", Duration.ofMillis(HttpConnector.DEFAULT_TIMEOUT_MS));
         Preflight preflight = new Preflight(Map.of(folder.scheme(), folder,
                 "http", new HttpConnector("http", httpTimeout), "https", new HttpConnector("https", httpTimeout)), maxBytes);
-        ConsumerCircuitBreaker breaker = new ConsumerCircuitBreaker(context, "ingest-consumer", database::isReachable,
-                classifier, settings.millis("db.probe-interval-ms", Duration.ofSeconds(1)));
-        started.push(breaker);
+        ConsumerCircuitBreaker breaker = new ConsumerCircuitBreaker(database::isReachable, classifier,
+                settings.millis("db.probe-interval-ms", Duration.ofSeconds(1)));
 
         registry.bind("pipelineMetrics", metrics);
         registry.bind("consumerCircuitBreaker", breaker);

@@ -2,52 +2,41 @@ package org.ingestquarantine.broker;
 
 import java.time.Duration;
 import java.util.Set;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
-import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.ingestquarantine.failure.ErrorClassifier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Pauses the consumer while the database (quarantine store and index) cannot be reached, instead of
- * burning the messages' deliveries (DESIGN.md §2): a failure whose reason says the database is down
- * suspends the consumer route, a probe retries every {@code probeInterval}, and the route resumes when
- * the probe succeeds. The broker's own dead-letter backstop is for when even this fails.
+ * Holds the consumer while the database (quarantine store, index, attempt journal) cannot be reached,
+ * instead of burning the messages' deliveries on failures that waiting will cure (DESIGN.md §2).
+ *
+ * <p>A failure whose reason names the database opens the breaker. While it is open, every delivery
+ * waits at the entrance of the consumer route ({@link #awaitClosed}), before any work and before its
+ * attempt is journalled, probing the database every {@code probeInterval}; the first successful probe
+ * closes it. Waiting holds the consumer threads, so the broker stops handing out messages. A message
+ * held longer than the broker's visibility timeout (SQS) comes back later; the broker's own
+ * dead-letter backstop remains for outages longer than that.
  */
-public final class ConsumerCircuitBreaker implements AutoCloseable {
+public final class ConsumerCircuitBreaker {
 
     /** Failure reasons that open the breaker. */
     public static final Set<String> DATABASE_REASONS = Set.of("db_unavailable", "db_error", "quarantine_unavailable");
 
     private static final Logger LOG = LoggerFactory.getLogger(ConsumerCircuitBreaker.class);
 
-    private final CamelContext context;
-    private final String routeId;
     private final BooleanSupplier databaseReachable;
     private final ErrorClassifier classifier;
     private final Duration probeInterval;
-    private final AtomicBoolean open = new AtomicBoolean();
-    private final ExecutorService prober = Executors.newSingleThreadExecutor(r -> {
-        Thread t = new Thread(r, "consumer-circuit-breaker");
-        t.setDaemon(true);
-        return t;
-    });
+    private volatile boolean open;
 
     /**
-     * @param context the Camel context
-     * @param routeId the consumer route to suspend
-     * @param databaseReachable probe: true when the database answers
+     * @param databaseReachable probe: true when the database answers; must not throw
      * @param classifier gives a failure's reason
-     * @param probeInterval time between probes
+     * @param probeInterval time between probes while open (property {@code db.probe-interval-ms}, default 1000)
      */
-    public ConsumerCircuitBreaker(CamelContext context, String routeId, BooleanSupplier databaseReachable,
-                                  ErrorClassifier classifier, Duration probeInterval) {
-        this.context = context;
-        this.routeId = routeId;
+    public ConsumerCircuitBreaker(BooleanSupplier databaseReachable, ErrorClassifier classifier, Duration probeInterval) {
         this.databaseReachable = databaseReachable;
         this.classifier = classifier;
         this.probeInterval = probeInterval;
@@ -60,39 +49,35 @@ public final class ConsumerCircuitBreaker implements AutoCloseable {
      */
     public void onFailure(Exchange exchange) {
         Throwable failure = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
-        if (failure == null || !DATABASE_REASONS.contains(classifier.classify(failure).reasonCode())) {
-            return;
-        }
-        if (open.compareAndSet(false, true)) {
-            prober.submit(this::pauseUntilReachable);
+        if (failure != null && DATABASE_REASONS.contains(classifier.classify(failure).reasonCode()) && !open) {
+            open = true;
+            LOG.warn("the database is unreachable; holding the consumer and probing every {} ms", probeInterval.toMillis());
         }
     }
 
-    /** @return whether the consumer is paused */
-    public boolean isOpen() {
-        return open.get();
-    }
-
-    private void pauseUntilReachable() {
-        try {
-            LOG.warn("the database is unreachable; pausing route {} and probing every {} ms", routeId, probeInterval.toMillis());
-            context.getRouteController().suspendRoute(routeId);
-            while (!databaseReachable.getAsBoolean()) {
-                Thread.sleep(probeInterval.toMillis());
+    /**
+     * Returns at once while closed; while open, blocks until a probe succeeds.
+     *
+     * @throws InterruptedException when the consumer is being stopped
+     */
+    public void awaitClosed() throws InterruptedException {
+        while (open) {
+            synchronized (this) {
+                if (!open) {
+                    return;
+                }
+                if (databaseReachable.getAsBoolean()) {
+                    open = false;
+                    LOG.info("the database answers again; consuming");
+                    return;
+                }
+                wait(probeInterval.toMillis());
             }
-            context.getRouteController().resumeRoute(routeId);
-            LOG.info("the database answers again; route {} resumed", routeId);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (Exception e) {
-            LOG.error("could not pause or resume route {}: {}", routeId, e.toString());
-        } finally {
-            open.set(false);
         }
     }
 
-    @Override
-    public void close() {
-        prober.shutdownNow();
+    /** @return whether the consumer is being held */
+    public boolean isOpen() {
+        return open;
     }
 }

@@ -56,9 +56,8 @@ public final class ErrorClassifier {
         m.put("org.ingestquarantine.failure.TransientException", new Rule(ErrorClass.TRANSIENT, "transient"));
         m.put("org.ingestquarantine.quarantine.QuarantineWriteException", new Rule(ErrorClass.TRANSIENT, "quarantine_unavailable"));
         m.put("org.ingestquarantine.app.DatabaseUnavailableException", new Rule(ErrorClass.TRANSIENT, "db_unavailable"));
-        m.put("org.ingestquarantine.app.DatabaseAccessException", new Rule(ErrorClass.TRANSIENT, "db_unavailable"));
+        m.put("org.ingestquarantine.app.DatabaseAccessException", new Rule(ErrorClass.TRANSIENT, "db_error"));
         m.put(SQLTransientException.class.getName(), new Rule(ErrorClass.TRANSIENT, "db_unavailable"));
-        m.put("org.postgresql.util.PSQLException", new Rule(ErrorClass.TRANSIENT, "db_error"));
         m.put(SQLException.class.getName(), new Rule(ErrorClass.TRANSIENT, "db_error"));
         m.put(ConnectException.class.getName(), new Rule(ErrorClass.TRANSIENT, "connection_refused"));
         m.put(SocketTimeoutException.class.getName(), new Rule(ErrorClass.TRANSIENT, "timeout"));
@@ -72,6 +71,10 @@ public final class ErrorClassifier {
      * @return its class and reason
      */
     public Classification classify(Throwable failure) {
+        Classification bySqlState = classifySqlState(failure);
+        if (bySqlState != null) {
+            return bySqlState;
+        }
         Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
         for (Throwable t = failure; t != null && seen.add(t); t = t.getCause()) {
             for (Class<?> type = t.getClass(); type != null; type = type.getSuperclass()) {
@@ -84,6 +87,27 @@ public final class ErrorClassifier {
         }
         String reason = failure instanceof Reasoned r && r.reasonCode() != null ? r.reasonCode() : Classification.UNKNOWN_REASON;
         return new Classification(ErrorClass.UNCLASSIFIED, reason, failure);
+    }
+
+    /**
+     * A database error is classified by its SQLSTATE (PostgreSQL Appendix A, "Error Codes"), not by its
+     * Java type: class 08 (connection), 53 (insufficient resources), 57 (operator intervention, e.g. a
+     * shutdown) and 40 (transaction rollback) are transient, the database being unavailable; class 22
+     * (data exception) and 23 (integrity constraint) mean our own output was refused, a downstream
+     * contract breach; anything else is left to the type mapping.
+     */
+    private static Classification classifySqlState(Throwable failure) {
+        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (Throwable t = failure; t != null && seen.add(t); t = t.getCause()) {
+            if (t instanceof SQLException sql && sql.getSQLState() != null && sql.getSQLState().length() >= 2) {
+                return switch (sql.getSQLState().substring(0, 2)) {
+                    case "08", "53", "57", "40" -> new Classification(ErrorClass.TRANSIENT, "db_unavailable", t);
+                    case "22", "23" -> new Classification(ErrorClass.DOWNSTREAM_CONTRACT, "db_rejected", t);
+                    default -> null;
+                };
+            }
+        }
+        return null;
     }
 
     /**

@@ -56,7 +56,8 @@ public final class WindowChunker implements Chunker {
             if (text == null) {
                 continue;
             }
-            for (String w : text.split("\\s+")) {
+            // PostgreSQL text cannot hold NUL; PDFs can yield it
+            for (String w : text.replace('\u0000', ' ').split("\\s+")) {
                 if (!w.isEmpty()) {
                     words.add(w.length() > maxChars ? w.substring(0, maxChars) : w);
                     pages.add(p + 1);

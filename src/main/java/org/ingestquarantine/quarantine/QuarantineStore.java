@@ -217,30 +217,30 @@ public final class QuarantineStore {
     private static void bindUpsert(PreparedStatement s, FailureEvidence e, StoredObject payload, StoredObject trace,
                                    Instant now) throws SQLException {
         int i = 1;
-        s.setString(i++, UlidCreator.getMonotonicUlid().toString());
-        s.setString(i++, e.source());
-        s.setString(i++, e.docId());
-        s.setString(i++, e.sourceVersion());
+        s.setString(i++, text(UlidCreator.getMonotonicUlid().toString()));
+        s.setString(i++, text(e.source()));
+        s.setString(i++, text(e.docId()));
+        s.setString(i++, text(e.sourceVersion()));
         SqlTime.set(s, i++, e.sourceUpdatedAt());
-        s.setString(i++, e.cursorAtArrival());
+        s.setString(i++, text(e.cursorAtArrival()));
         setLong(s, i++, e.ingestSeq());
-        s.setString(i++, e.connectorVersion());
-        s.setString(i++, e.parserVersion());
-        s.setString(i++, e.chunkerVersion());
-        s.setString(i++, e.embedderVersion());
-        s.setString(i++, e.contentType());
-        s.setString(i++, e.stage());
-        s.setString(i++, payload == null ? null : payload.uri());
-        s.setString(i++, payload == null ? null : payload.sha256());
+        s.setString(i++, text(e.connectorVersion()));
+        s.setString(i++, text(e.parserVersion()));
+        s.setString(i++, text(e.chunkerVersion()));
+        s.setString(i++, text(e.embedderVersion()));
+        s.setString(i++, text(e.contentType()));
+        s.setString(i++, text(e.stage()));
+        s.setString(i++, text(payload == null ? null : payload.uri()));
+        s.setString(i++, text(payload == null ? null : payload.sha256()));
         setLong(s, i++, payload == null ? null : payload.bytes());
-        s.setString(i++, e.errorClass().code());
-        s.setString(i++, e.errorType());
-        s.setString(i++, truncate(e.errorMessage()));
-        s.setString(i++, e.errorFingerprint());
-        s.setString(i++, trace == null ? null : trace.uri());
+        s.setString(i++, text(e.errorClass().code()));
+        s.setString(i++, text(e.errorType()));
+        s.setString(i++, text(truncate(e.errorMessage())));
+        s.setString(i++, text(e.errorFingerprint()));
+        s.setString(i++, text(trace == null ? null : trace.uri()));
         SqlTime.set(s, i++, now);
         SqlTime.set(s, i++, now);
-        s.setString(i, e.reasonCode());
+        s.setString(i, text(e.reasonCode()));
     }
 
     private static void bindAttempt(PreparedStatement s, String dlqId, int attemptNo, Instant now, FailureEvidence e,
@@ -248,16 +248,16 @@ public final class QuarantineStore {
         s.setString(1, dlqId);
         s.setInt(2, attemptNo);
         SqlTime.set(s, 3, now);
-        s.setString(4, e.errorClass().code());
-        s.setString(5, e.errorType());
-        s.setString(6, e.errorFingerprint());
-        s.setString(7, e.reasonCode());
-        s.setString(8, e.stage());
-        s.setString(9, e.sourceVersion());
-        s.setString(10, payload == null ? null : payload.sha256());
-        s.setString(11, e.parserVersion());
+        s.setString(4, text(e.errorClass().code()));
+        s.setString(5, text(e.errorType()));
+        s.setString(6, text(e.errorFingerprint()));
+        s.setString(7, text(e.reasonCode()));
+        s.setString(8, text(e.stage()));
+        s.setString(9, text(e.sourceVersion()));
+        s.setString(10, text(payload == null ? null : payload.sha256()));
+        s.setString(11, text(e.parserVersion()));
         s.setInt(12, e.deliveryCount());
-        s.setString(13, e.deliveryKey());
+        s.setString(13, text(e.deliveryKey()));
     }
 
     /**
@@ -393,6 +393,11 @@ public final class QuarantineStore {
         } else {
             s.setLong(index, value);
         }
+    }
+
+    /** PostgreSQL text cannot hold NUL; documents and their error messages can. */
+    private static String text(String value) {
+        return value == null ? null : value.replace('\u0000', ' ');
     }
 
     private static String truncate(String message) {
