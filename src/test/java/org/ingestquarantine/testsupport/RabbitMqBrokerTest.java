@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -29,6 +30,11 @@ class RabbitMqBrokerTest {
 
     @BeforeEach
     void purge() {
+        rabbit.purgeQueues();
+    }
+
+    @AfterAll
+    static void leaveQueuesEmpty() {
         rabbit.purgeQueues();
     }
 
