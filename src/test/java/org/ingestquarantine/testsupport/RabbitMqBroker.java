@@ -28,7 +28,7 @@ import java.util.concurrent.TimeoutException;
  * <pre>{@code
  * RabbitMqBroker rabbit = RabbitMqBroker.ensureRunning();   // server up, definitions imported
  * rabbit.purgeQueues();                                      // before each test
- * String uri = rabbit.amqpUri();                             // amqp://guest:guest@127.0.0.1:5672/
+ * String uri = rabbit.amqpUri();                             // amqp://guest:guest@127.0.0.1:5672/%2f
  * }</pre>
  */
 public final class RabbitMqBroker {
@@ -72,9 +72,12 @@ public final class RabbitMqBroker {
         return broker;
     }
 
-    /** @return {@code amqp://guest:guest@127.0.0.1:5672/} (default vhost) */
+    /**
+     * @return {@code amqp://guest:guest@127.0.0.1:5672/%2f}: vhost {@code /} percent-encoded, as the AMQP
+     *     URI spec requires; a bare trailing {@code /} means the empty vhost, which amqp-publish rejects
+     */
     public String amqpUri() {
-        return "amqp://" + USER + ":" + USER + "@" + HOST + ":" + PORT + "/";
+        return "amqp://" + USER + ":" + USER + "@" + HOST + ":" + PORT + "/%2f";
     }
 
     /** @return the names of the queues {@code definitions.json} declares, e.g. {@code [ingest, ingest.dlq]} */
