@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -29,9 +30,12 @@ import org.apache.kafka.common.Uuid;
  * <p>Both listeners bind to free ports on 127.0.0.1. Data, the generated {@code server.properties},
  * and the child's log ({@link #logFile()}: stdout, stderr and Kafka's own logging at WARN, plus the
  * "started" line) live in one temporary directory that {@link #close()} deletes. Internal topics use
- * replication factor 1 and consumer groups start without the initial rebalance delay. {@link #start()}
- * returns once an {@link Admin} client can describe the cluster (measured here: about 4 s), or throws
- * after {@value #START_TIMEOUT_SECONDS} s with the tail of the log.
+ * replication factor 1 and consumer groups start without the initial rebalance delay.
+ *
+ * <p>{@link #start()} returns once an {@link Admin} client can describe the cluster, or throws after
+ * {@value #START_TIMEOUT_SECONDS} s with the tail of the log. Measured on this 2-core machine under load:
+ * start 4 to 6 s, {@link #restart()} after {@link #kill()} about 6 s. The child halts by itself if the
+ * test JVM dies (see {@link KafkaKraftChild}).
  *
  * <pre>{@code
  * try (KafkaKraftBroker kafka = KafkaKraftBroker.start()) {
@@ -159,7 +163,7 @@ public final class KafkaKraftBroker implements AutoCloseable {
 
     private void launch(Optional<String> clusterIdToFormat) {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> command = new java.util.ArrayList<>(List.of(java,
+        List<String> command = new ArrayList<>(List.of(java,
                 "-Xms128m", "-Xmx" + CHILD_HEAP_MB + "m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                 "-Djava.awt.headless=true",
                 "-Dlogback.configurationFile=" + writeLogbackConfig(),

@@ -1,0 +1,234 @@
+package org.ingestquarantine.testsupport;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The machine's RabbitMQ server at {@value #HOST}:{@value #PORT} (user and password {@value #USER}), made
+ * ready for a test: started if it is down, our topology imported from {@link #DEFINITIONS}, and able to
+ * stop and start the broker application for restart tests.
+ *
+ * <p>The server is shared by everything on the machine; a test owns the queues and exchanges that
+ * {@code definitions.json} names and nothing else. Slow steps ({@code rabbitmqctl}, about 1 s each) happen
+ * only in {@link #ensureRunning()}, {@link #importDefinitions()}, {@link #stopApp()} and {@link #startApp()};
+ * {@link #purgeQueues()} and {@link #messageCount(String)} use the AMQP client and take milliseconds.
+ *
+ * <pre>{@code
+ * RabbitMqBroker rabbit = RabbitMqBroker.ensureRunning();   // server up, definitions imported
+ * rabbit.purgeQueues();                                      // before each test
+ * String uri = rabbit.amqpUri();                             // amqp://guest:guest@127.0.0.1:5672/%2f
+ * }</pre>
+ */
+public final class RabbitMqBroker {
+    public static final String HOST = "127.0.0.1";
+    public static final int PORT = 5672;
+    public static final String USER = "guest";
+    /** Our topology, relative to the project root (the working directory of Maven's tests). */
+    public static final Path DEFINITIONS = Path.of("broker-configs", "rabbitmq", "definitions.json");
+    /** How long a start, an import or a restart may take before this class gives up, in seconds. */
+    public static final int READY_TIMEOUT_SECONDS = 60;
+
+    /** Set once this JVM has imported the definitions; a later {@link #ensureRunning()} skips the 1-2 s import. */
+    private static volatile boolean imported;
+
+    private final List<String> queues;
+    private final List<String> exchanges;
+
+    private RabbitMqBroker(JsonNode definitions) {
+        this.queues = names(definitions.path("queues"));
+        this.exchanges = names(definitions.path("exchanges"));
+    }
+
+    /**
+     * Makes sure the server answers AMQP (starting {@code rabbitmq-server -detached}, or only the
+     * application if the node is up), then imports {@link #DEFINITIONS} (once per JVM, or again when one
+     * of its queues is missing) and waits until its queues exist.
+     */
+    public static RabbitMqBroker ensureRunning() {
+        RabbitMqBroker broker = new RabbitMqBroker(readDefinitions());
+        if (!broker.answersAmqp()) {
+            if (run(List.of("rabbitmqctl", "-q", "ping")) != 0) {
+                runOrThrow(List.of("rabbitmq-server", "-detached"));
+            } else {
+                runOrThrow(List.of("rabbitmqctl", "-q", "start_app"));
+            }
+        }
+        broker.awaitAmqp(true);
+        if (!imported || !broker.queues.stream().allMatch(broker::queueExists)) {
+            broker.importDefinitions();
+        }
+        return broker;
+    }
+
+    /**
+     * @return {@code amqp://guest:guest@127.0.0.1:5672/%2f}: vhost {@code /} percent-encoded, as the AMQP
+     *     URI spec requires; a bare trailing {@code /} means the empty vhost, which amqp-publish rejects
+     */
+    public String amqpUri() {
+        return "amqp://" + USER + ":" + USER + "@" + HOST + ":" + PORT + "/%2f";
+    }
+
+    /** @return the names of the queues {@code definitions.json} declares, e.g. {@code [ingest, ingest.dlq]} */
+    public List<String> queues() {
+        return queues;
+    }
+
+    /** @return a factory for plain AMQP connections to this broker, with a 2 s connection timeout */
+    public ConnectionFactory connectionFactory() {
+        ConnectionFactory factory = new ConnectionFactory();
+        factory.setHost(HOST);
+        factory.setPort(PORT);
+        factory.setUsername(USER);
+        factory.setPassword(USER);
+        factory.setConnectionTimeout(2_000);
+        factory.setAutomaticRecoveryEnabled(false);
+        return factory;
+    }
+
+    /**
+     * Runs {@code rabbitmqctl import_definitions} on {@link #DEFINITIONS} and waits until every queue it
+     * names exists (the import is asynchronous). Existing objects with equal arguments are left as they are.
+     */
+    public void importDefinitions() {
+        runOrThrow(List.of("rabbitmqctl", "-q", "import_definitions", DEFINITIONS.toAbsolutePath().toString()));
+        Instant deadline = Instant.now().plusSeconds(READY_TIMEOUT_SECONDS);
+        while (!queues.stream().allMatch(this::queueExists)) {
+            if (Instant.now().isAfter(deadline)) {
+                throw new IllegalStateException("queues " + queues + " did not appear after importing " + DEFINITIONS);
+            }
+            sleep(Duration.ofMillis(100));
+        }
+        imported = true;
+    }
+
+    /** Removes every message from our queues. */
+    public void purgeQueues() {
+        withChannel(ch -> {
+            for (String q : queues) {
+                ch.queuePurge(q);
+            }
+        });
+    }
+
+    /** Deletes our queues and exchanges, for example before importing changed queue arguments. */
+    public void deleteTopology() {
+        for (String q : queues) {
+            withChannel(ch -> ch.queueDelete(q));
+        }
+        for (String x : exchanges) {
+            withChannel(ch -> ch.exchangeDelete(x));
+        }
+    }
+
+    /** @return the number of ready messages in {@code queue} (unacknowledged ones are not counted) */
+    public long messageCount(String queue) {
+        long[] count = new long[1];
+        withChannel(ch -> count[0] = ch.queueDeclarePassive(queue).getMessageCount());
+        return count[0];
+    }
+
+    /** Stops the broker application ({@code rabbitmqctl stop_app}); the Erlang node stays up. */
+    public void stopApp() {
+        runOrThrow(List.of("rabbitmqctl", "-q", "stop_app"));
+        awaitAmqp(false);
+    }
+
+    /** Starts the broker application again and waits until AMQP answers and our queues exist. */
+    public void startApp() {
+        runOrThrow(List.of("rabbitmqctl", "-q", "start_app"));
+        awaitAmqp(true);
+        Instant deadline = Instant.now().plusSeconds(READY_TIMEOUT_SECONDS);
+        while (!queues.stream().allMatch(this::queueExists) && Instant.now().isBefore(deadline)) {
+            sleep(Duration.ofMillis(100));
+        }
+    }
+
+    /** @return whether a connection to {@value #HOST}:{@value #PORT} can be opened now */
+    public boolean answersAmqp() {
+        try (Connection ignored = connectionFactory().newConnection("probe")) {
+            return true;
+        } catch (IOException | TimeoutException e) {
+            return false;
+        }
+    }
+
+    private boolean queueExists(String queue) {
+        try (Connection c = connectionFactory().newConnection("probe"); Channel ch = c.createChannel()) {
+            ch.queueDeclarePassive(queue);
+            return true;
+        } catch (IOException | TimeoutException e) {
+            return false;
+        }
+    }
+
+    private void awaitAmqp(boolean up) {
+        Instant deadline = Instant.now().plusSeconds(READY_TIMEOUT_SECONDS);
+        while (answersAmqp() != up) {
+            if (Instant.now().isAfter(deadline)) {
+                throw new IllegalStateException("RabbitMQ at " + HOST + ":" + PORT + " did not "
+                        + (up ? "come up" : "go down") + " within " + READY_TIMEOUT_SECONDS + " s; check `rabbitmqctl status`");
+            }
+            sleep(Duration.ofMillis(100));
+        }
+    }
+
+    /** One AMQP action on a fresh channel; channel-level errors close only that channel. */
+    private void withChannel(ChannelAction action) {
+        try (Connection c = connectionFactory().newConnection("test-support"); Channel ch = c.createChannel()) {
+            action.run(ch);
+        } catch (IOException | TimeoutException e) {
+            throw new IllegalStateException("RabbitMQ at " + amqpUri() + " refused the operation: " + e, e);
+        }
+    }
+
+    @FunctionalInterface
+    private interface ChannelAction {
+        void run(Channel channel) throws IOException;
+    }
+
+    private static JsonNode readDefinitions() {
+        try {
+            return new ObjectMapper().readTree(Files.readString(DEFINITIONS));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + DEFINITIONS.toAbsolutePath() + "; run from the project root", e);
+        }
+    }
+
+    private static List<String> names(JsonNode array) {
+        List<String> names = new ArrayList<>();
+        array.forEach(n -> names.add(n.path("name").asText()));
+        return List.copyOf(names);
+    }
+
+    private static void runOrThrow(List<String> command) {
+        Exec result = Exec.run(command, Duration.ofSeconds(READY_TIMEOUT_SECONDS + 30L));
+        if (result.exitCode() != 0) {
+            throw new IllegalStateException(String.join(" ", command) + " exited with " + result.exitCode()
+                    + ":\n" + result.output());
+        }
+    }
+
+    private static int run(List<String> command) {
+        return Exec.run(command, Duration.ofSeconds(READY_TIMEOUT_SECONDS)).exitCode();
+    }
+
+    private static void sleep(Duration d) {
+        try {
+            Thread.sleep(d.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
