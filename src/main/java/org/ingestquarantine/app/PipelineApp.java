@@ -26,13 +26,32 @@ public final class PipelineApp implements AutoCloseable {
      *     {@link DatabaseUnavailableException} in the cause chain
      */
     public static PipelineApp start(String profile, Path dataDir, Map<String, String> overrides) throws Exception {
+        Main main = configure(profile, dataDir, overrides);
+        main.start();
+        return new PipelineApp(main);
+    }
+
+    /**
+     * Runs the application in the foreground until the JVM is asked to stop (SIGTERM, Ctrl-C): then the
+     * consumer stops taking messages, in-flight documents finish within {@code camel.main.shutdown-timeout}
+     * seconds, and nothing unfinished is acknowledged.
+     *
+     * @param profile the profile
+     * @param dataDir folder for the embedded database, payloads and work files
+     * @param overrides further properties
+     * @throws Exception when start-up fails
+     */
+    public static void runUntilStopped(String profile, Path dataDir, Map<String, String> overrides) throws Exception {
+        configure(profile, dataDir, overrides).run();
+    }
+
+    private static Main configure(String profile, Path dataDir, Map<String, String> overrides) {
         Main main = new Main();
         main.configure().setProfile(profile);
         main.configure().addConfiguration(AppConfiguration.class);
         main.addOverrideProperty("iq.data-dir", dataDir.toString());
         overrides.forEach(main::addOverrideProperty);
-        main.start();
-        return new PipelineApp(main);
+        return main;
     }
 
     /** @return the running Camel context */
@@ -53,11 +72,6 @@ public final class PipelineApp implements AutoCloseable {
             throw new IllegalStateException("no bean '" + name + "' of type " + type.getSimpleName());
         }
         return bean;
-    }
-
-    /** Blocks until the application is stopped (SIGTERM, or {@link #close()} from another thread). */
-    public void await() throws Exception {
-        main.run();
     }
 
     @Override

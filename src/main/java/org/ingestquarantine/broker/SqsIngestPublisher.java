@@ -27,7 +27,12 @@ public final class SqsIngestPublisher implements IngestPublisher {
 
     @Override
     public String publish(IngestMessage message) {
-        String id = sqs.sendMessage(b -> b.queueUrl(queueUrl).messageBody(message.toJson())).messageId();
+        return publishRaw(message.toJson());
+    }
+
+    @Override
+    public String publishRaw(String body) {
+        String id = sqs.sendMessage(b -> b.queueUrl(queueUrl).messageBody(body)).messageId();
         return "sqs:" + id;
     }
 

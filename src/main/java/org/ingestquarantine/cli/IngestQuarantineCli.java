@@ -6,7 +6,7 @@ import picocli.CommandLine.Command;
 /** The launcher's entry point: {@code bin/ingest-quarantine <command> [options]}. */
 @Command(name = "ingest-quarantine", mixinStandardHelpOptions = true,
         description = "Document ingest with classified quarantine.",
-        subcommands = {IngestCommand.class})
+        subcommands = {IngestCommand.class, RunCommand.class})
 public final class IngestQuarantineCli {
 
     /**

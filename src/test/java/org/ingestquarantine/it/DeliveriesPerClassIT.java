@@ -2,16 +2,12 @@ package org.ingestquarantine.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.sun.net.httpserver.HttpServer;
-import java.net.InetSocketAddress;
-import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.ingestquarantine.failure.ErrorClass;
 import org.ingestquarantine.failure.RedeliveryPolicies;
-import org.ingestquarantine.ingest.IngestMessage;
 import org.ingestquarantine.quarantine.QuarantineAttempt;
 import org.ingestquarantine.quarantine.QuarantineRecord;
 import org.ingestquarantine.testsupport.Corpus;
@@ -20,8 +16,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Ensures every error class is delivered exactly retries + 1 times on the embedded SQS path, counted by
- * a proxy outside the pipeline, and then has exactly one quarantine record.
+ * Ensures the classes that need their own configuration to provoke (downstream_contract, resource_fatal
+ * from a parser killed on time) are delivered exactly retries + 1 times on the embedded SQS path,
+ * counted by a proxy outside the pipeline, then have exactly one quarantine record. The other classes
+ * are pinned per broker by the scenario suite ({@code scenarios.BrokerScenarios}).
  */
 class DeliveriesPerClassIT {
 
@@ -30,37 +28,6 @@ class DeliveriesPerClassIT {
 
     @TempDir
     Path data;
-
-    @Test
-    void shouldDeliverEachInputClassRetriesPlusOneTimesThenQuarantineOnce() throws Exception {
-        HttpServer unavailable = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        unavailable.createContext("/", ex -> {
-            ex.sendResponseHeaders(503, -1);
-            ex.close();
-        });
-        unavailable.start();
-        try (TestPipeline pipeline = TestPipeline.start(data, Map.of())) {
-            String good = pipeline.publishFile("it", "good.pdf", Corpus.file("c0007.pdf"));
-            String notPdf = pipeline.publishFile("it", "html.pdf", Corpus.file("c0066.pdf"));
-            String damaged = pipeline.publishFile("it", "damaged.pdf", Corpus.file("c0069.pdf"));
-            String flaky = pipeline.publish(new IngestMessage("it", "flaky.pdf",
-                    URI.create("http://127.0.0.1:" + unavailable.getAddress().getPort() + "/flaky.pdf"), null, null, null));
-            String opaque = pipeline.publish(new IngestMessage("it", "opaque.pdf", URI.create("file:opaque.pdf"),
-                    null, null, null));
-
-            assertThat(pipeline.awaitOutcome(good, WAIT)).isEqualTo("indexed");
-            assertThat(pipeline.deliveries(good)).isEqualTo(1);
-            for (String key : List.of(notPdf, damaged, flaky, opaque)) {
-                assertThat(pipeline.awaitOutcome(key, WAIT)).as(key).isEqualTo("quarantined");
-            }
-            assertQuarantinedOnce(pipeline, notPdf, "html.pdf", ErrorClass.PERMANENT_INPUT, "not_pdf");
-            assertQuarantinedOnce(pipeline, damaged, "damaged.pdf", ErrorClass.AMBIGUOUS_PARSE, "parse_error");
-            assertQuarantinedOnce(pipeline, flaky, "flaky.pdf", ErrorClass.TRANSIENT, "http_503");
-            assertQuarantinedOnce(pipeline, opaque, "opaque.pdf", ErrorClass.UNCLASSIFIED, null);
-        } finally {
-            unavailable.stop(0);
-        }
-    }
 
     @Test
     void shouldQuarantineDownstreamContractBreachOnFirstDelivery() throws Exception {

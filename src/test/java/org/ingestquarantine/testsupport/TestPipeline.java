@@ -1,6 +1,5 @@
 package org.ingestquarantine.testsupport;
 
-import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -11,34 +10,43 @@ import org.ingestquarantine.broker.IngestPublisher;
 import org.ingestquarantine.ingest.IngestMessage;
 import org.ingestquarantine.metrics.PipelineMetrics;
 import org.ingestquarantine.quarantine.QuarantineStore;
+import org.ingestquarantine.scenarios.BrokerFixture;
+import org.ingestquarantine.scenarios.SqsFixture;
 
 /**
- * The real application on the embedded profile (ElasticMQ + embedded PostgreSQL + worker pool), with a
- * {@link SqsReceiveCounter} between its consumer and the SQS server, and short back-offs so that a
- * class's whole budget is spent within seconds.
+ * The real application (embedded PostgreSQL + worker pool) consuming from a real broker
+ * ({@link BrokerFixture}; embedded SQS by default, observed from outside by {@link SqsReceiveCounter}),
+ * with short back-offs so that a class's whole budget is spent within seconds.
  */
 public final class TestPipeline implements AutoCloseable {
 
     private final PipelineApp app;
-    private final SqsReceiveCounter counter;
+    private final BrokerFixture broker;
 
-    private TestPipeline(PipelineApp app, SqsReceiveCounter counter) {
+    private TestPipeline(PipelineApp app, BrokerFixture broker) {
         this.app = app;
-        this.counter = counter;
+        this.broker = broker;
     }
 
     /**
      * @param dataDir a fresh folder for this pipeline's database and objects
      * @param extra properties that override the test defaults
-     * @return the started pipeline
+     * @return the pipeline started on embedded SQS
      * @throws Exception when it cannot start
      */
     public static TestPipeline start(Path dataDir, Map<String, String> extra) throws Exception {
-        int sqsPort = FreePort.find();
-        SqsReceiveCounter counter = new SqsReceiveCounter(URI.create("http://127.0.0.1:" + sqsPort));
-        Map<String, String> p = new HashMap<>();
-        p.put("sqs.port", Integer.toString(sqsPort));
-        p.put("sqs.endpoint-url", counter.endpoint().toString());
+        return start(dataDir, new SqsFixture(), extra);
+    }
+
+    /**
+     * @param dataDir a fresh folder for this pipeline's database and objects
+     * @param broker the broker to consume from; started here, closed with the pipeline
+     * @param extra properties that override the test defaults
+     * @return the started pipeline
+     * @throws Exception when it cannot start
+     */
+    public static TestPipeline start(Path dataDir, BrokerFixture broker, Map<String, String> extra) throws Exception {
+        Map<String, String> p = new HashMap<>(broker.start());
         for (String c : new String[] {"transient", "ambiguous_parse", "resource_fatal", "unclassified"}) {
             p.put("failure." + c + ".backoff-initial-ms", "100");
             p.put("failure." + c + ".backoff-max-ms", "200");
@@ -47,9 +55,9 @@ public final class TestPipeline implements AutoCloseable {
         p.put("db.probe-interval-ms", "200");
         p.putAll(extra);
         try {
-            return new TestPipeline(PipelineApp.start("embedded", dataDir, p), counter);
+            return new TestPipeline(PipelineApp.start(broker.profile(), dataDir, p), broker);
         } catch (Exception e) {
-            counter.close();
+            broker.close();
             throw e;
         }
     }
@@ -59,9 +67,9 @@ public final class TestPipeline implements AutoCloseable {
         return app;
     }
 
-    /** @return the outside counter of deliveries */
-    public SqsReceiveCounter counter() {
-        return counter;
+    /** @return the broker and its outside observers */
+    public BrokerFixture broker() {
+        return broker;
     }
 
     /** @return the quarantine store */
@@ -104,7 +112,7 @@ public final class TestPipeline implements AutoCloseable {
      * @return ReceiveMessage responses that carried it, counted outside the pipeline
      */
     public int deliveries(String deliveryKey) {
-        return counter.receives(deliveryKey.substring(deliveryKey.indexOf(':') + 1));
+        return broker.deliveries(deliveryKey);
     }
 
     @Override
@@ -112,7 +120,7 @@ public final class TestPipeline implements AutoCloseable {
         try {
             app.close();
         } finally {
-            counter.close();
+            broker.close();
         }
     }
 }

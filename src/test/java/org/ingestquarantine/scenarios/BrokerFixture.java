@@ -1,0 +1,40 @@
+package org.ingestquarantine.scenarios;
+
+import java.util.Map;
+
+/**
+ * One real broker for the scenario suite: how to point the application at it, and how to observe it
+ * from outside the pipeline. Implementations: {@link SqsFixture} (ElasticMQ); RabbitMQ and Kafka
+ * fixtures plug in the same way.
+ */
+public interface BrokerFixture extends AutoCloseable {
+
+    /** @return sqs, rabbitmq or kafka */
+    String name();
+
+    /** @return the application profile to run: embedded, rabbitmq or kafka */
+    String profile();
+
+    /**
+     * Called before the application starts, so the fixture can start the broker and any observer.
+     *
+     * @return properties that point the application at this broker (override the profile's file)
+     * @throws Exception when the broker cannot be started
+     */
+    Map<String, String> start() throws Exception;
+
+    /**
+     * @param deliveryKey a delivery key the application's publisher returned
+     * @return how many times the broker handed this message to a consumer, observed outside the pipeline
+     */
+    int deliveries(String deliveryKey);
+
+    /**
+     * @return messages in the broker's own dead-letter queue (SQS redrive, RabbitMQ DLX, Kafka {@code <topic>.dlq})
+     * @throws Exception when the broker cannot be asked
+     */
+    long deadLettered() throws Exception;
+
+    @Override
+    void close() throws Exception;
+}

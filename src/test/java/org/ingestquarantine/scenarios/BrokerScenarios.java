@@ -1,0 +1,101 @@
+package org.ingestquarantine.scenarios;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.sun.net.httpserver.HttpServer;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.ingestquarantine.broker.IngestPublisher;
+import org.ingestquarantine.failure.ErrorClass;
+import org.ingestquarantine.failure.RedeliveryPolicies;
+import org.ingestquarantine.ingest.IngestMessage;
+import org.ingestquarantine.quarantine.QuarantineAttempt;
+import org.ingestquarantine.quarantine.QuarantineRecord;
+import org.ingestquarantine.quarantine.QuarantineRecorder;
+import org.ingestquarantine.testsupport.Corpus;
+import org.ingestquarantine.testsupport.TestPipeline;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The scenario suite every broker must pass, the same routes over each (DESIGN.md §4, §8). A subclass
+ * names the broker; each scenario counts from outside the pipeline.
+ */
+abstract class BrokerScenarios {
+
+    static final Duration WAIT = Duration.ofSeconds(120);
+    static final RedeliveryPolicies POLICIES = RedeliveryPolicies.defaults();
+
+    @TempDir
+    Path data;
+
+    /** @return a new, not yet started fixture for the broker under test */
+    abstract BrokerFixture fixture();
+
+    @Test
+    void shouldDeliverEachClassRetriesPlusOneTimesThenQuarantineOnce() throws Exception {
+        HttpServer unavailable = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        unavailable.createContext("/", ex -> {
+            ex.sendResponseHeaders(503, -1);
+            ex.close();
+        });
+        unavailable.start();
+        try (TestPipeline pipeline = TestPipeline.start(data, fixture(), Map.of())) {
+            String good = pipeline.publishFile("it", "good.pdf", Corpus.file("c0007.pdf"));
+            String notPdf = pipeline.publishFile("it", "html.pdf", Corpus.file("c0066.pdf"));
+            String damaged = pipeline.publishFile("it", "damaged.pdf", Corpus.file("c0069.pdf"));
+            String flaky = pipeline.publish(new IngestMessage("it", "flaky.pdf",
+                    URI.create("http://127.0.0.1:" + unavailable.getAddress().getPort() + "/flaky.pdf"), null, null, null));
+            String opaque = pipeline.publish(new IngestMessage("it", "opaque.pdf", URI.create("file:opaque.pdf"),
+                    null, null, null));
+
+            assertThat(pipeline.awaitOutcome(good, WAIT)).isEqualTo("indexed");
+            assertThat(pipeline.deliveries(good)).isEqualTo(1);
+            for (String key : List.of(notPdf, damaged, flaky, opaque)) {
+                assertThat(pipeline.awaitOutcome(key, WAIT)).as(key).isEqualTo("quarantined");
+            }
+            assertQuarantinedOnce(pipeline, notPdf, "it", "html.pdf", ErrorClass.PERMANENT_INPUT, "not_pdf");
+            assertQuarantinedOnce(pipeline, damaged, "it", "damaged.pdf", ErrorClass.AMBIGUOUS_PARSE, "parse_error");
+            assertQuarantinedOnce(pipeline, flaky, "it", "flaky.pdf", ErrorClass.TRANSIENT, "http_503");
+            assertQuarantinedOnce(pipeline, opaque, "it", "opaque.pdf", ErrorClass.UNCLASSIFIED, null);
+            assertThat(pipeline.broker().deadLettered()).as("nothing left to the broker's backstop").isZero();
+        } finally {
+            unavailable.stop(0);
+        }
+    }
+
+    @Test
+    void shouldQuarantineUnreadableMessagesOnFirstDelivery() throws Exception {
+        try (TestPipeline pipeline = TestPipeline.start(data, fixture(), Map.of())) {
+            IngestPublisher publisher = pipeline.app().bean("ingestPublisher", IngestPublisher.class);
+            String notJson = publisher.publishRaw("this is not { json");
+            String noDocId = publisher.publishRaw("{\"source\":\"it\",\"uri\":\"file:///tmp/x.pdf\"}");
+            for (String key : List.of(notJson, noDocId)) {
+                assertThat(pipeline.awaitOutcome(key, WAIT)).isEqualTo("quarantined");
+                QuarantineRecord r = assertQuarantinedOnce(pipeline, key, QuarantineRecorder.INVALID_MESSAGES_SOURCE, key,
+                        ErrorClass.PERMANENT_INPUT, "invalid_message");
+                assertThat(r.errorMessage()).isNotBlank();
+            }
+        }
+    }
+
+    static QuarantineRecord assertQuarantinedOnce(TestPipeline pipeline, String key, String source, String docId,
+                                                  ErrorClass errorClass, String reason) {
+        int expected = POLICIES.forClass(errorClass).maxDeliveries();
+        assertThat(pipeline.deliveries(key)).as("deliveries of %s (%s)", docId, errorClass).isEqualTo(expected);
+        QuarantineRecord record = pipeline.store().find(source, docId).orElseThrow();
+        assertThat(record.errorClass()).isEqualTo(errorClass);
+        if (reason != null) {
+            assertThat(record.reasonCode()).isEqualTo(reason);
+        }
+        assertThat(record.attempts()).isEqualTo(1);
+        List<QuarantineAttempt> history = pipeline.store().attempts(record.dlqId());
+        assertThat(history).hasSize(1);
+        assertThat(history.get(0).deliveryCount()).isEqualTo(expected);
+        return record;
+    }
+}
