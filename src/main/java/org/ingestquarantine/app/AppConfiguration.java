@@ -173,7 +173,8 @@ public final class AppConfiguration implements CamelConfiguration {
         if (!"sqs".equals(kind)) {
             throw new IllegalStateException("broker.kind=" + kind + " is not available yet; use sqs");
         }
-        SqsClientBuilder builder = SqsClient.builder().region(Region.of(settings.string("sqs.region", "us-east-1")));
+        SqsClientBuilder builder = SqsClient.builder().region(Region.of(settings.find("sqs.region")
+                .orElse(System.getenv().getOrDefault("AWS_REGION", "us-east-1"))));
         String queue = settings.string("sqs.queue", "ingest");
         boolean embedded = "embedded".equals(settings.string("sqs.mode", "embedded"));
         if (embedded) {

@@ -1,0 +1,89 @@
+package org.ingestquarantine.testsupport;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The production consumer ({@code ingest-quarantine run}) as a separate JVM, so that a test can kill it
+ * with SIGKILL or stop it with SIGTERM exactly as an operator or the OOM killer would.
+ */
+public final class ConsumerProcess implements AutoCloseable {
+
+    private final Process process;
+    private final List<ProcessHandle> workers = new ArrayList<>();
+
+    private ConsumerProcess(Process process) {
+        this.process = process;
+    }
+
+    /**
+     * @param profile the profile, e.g. {@code sqs}
+     * @param dataDir its data folder
+     * @param properties system properties (override the profile's file)
+     * @param env extra environment variables
+     * @param log where its stdout and stderr go
+     * @return the started process
+     * @throws IOException when it cannot be started
+     */
+    public static ConsumerProcess start(String profile, Path dataDir, Map<String, String> properties,
+                                        Map<String, String> env, Path log) throws IOException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.add("-Xmx512m");
+        properties.forEach((k, v) -> cmd.add("-D" + k + "=" + v));
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add("org.ingestquarantine.cli.IngestQuarantineCli");
+        cmd.addAll(List.of("run", "--profile", profile, "--data-dir", dataDir.toString()));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        pb.environment().putAll(env);
+        return new ConsumerProcess(pb.start());
+    }
+
+    /** Kills the consumer with SIGKILL (no shutdown hook runs) and waits until it is gone. */
+    public void kill9() throws InterruptedException {
+        workers.addAll(process.descendants().toList());
+        process.destroyForcibly();
+        process.waitFor();
+    }
+
+    /**
+     * Sends SIGTERM and waits for the exit.
+     *
+     * @return the exit code
+     */
+    public int terminate() throws InterruptedException {
+        workers.addAll(process.descendants().toList());
+        process.destroy();
+        return process.waitFor();
+    }
+
+    /** @return the parser worker JVMs it had when it was killed or terminated */
+    public List<ProcessHandle> workersAtStop() {
+        return workers;
+    }
+
+    /** @return whether it still runs */
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        if (process.isAlive()) {
+            process.destroyForcibly();
+            process.waitFor();
+        }
+        process.descendants().forEach(ProcessHandle::destroyForcibly);
+    }
+
+    /** @return the path separator-joined test class path (for diagnostics) */
+    static String classPath() {
+        return System.getProperty("java.class.path").replace(File.pathSeparatorChar, '\n');
+    }
+}
