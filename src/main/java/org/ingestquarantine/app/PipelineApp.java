@@ -42,7 +42,13 @@ public final class PipelineApp implements AutoCloseable {
      * @throws Exception when start-up fails
      */
     public static void runUntilStopped(String profile, Path dataDir, Map<String, String> overrides) throws Exception {
-        configure(profile, dataDir, overrides).run();
+        Main main = configure(profile, dataDir, overrides);
+        // SIGTERM and SIGINT end run() normally (exit 0 after a graceful stop) instead of killing the JVM
+        // from a shutdown hook (exit 143)
+        for (String name : new String[] {"TERM", "INT"}) {
+            sun.misc.Signal.handle(new sun.misc.Signal(name), signal -> main.completed());
+        }
+        main.run();
     }
 
     private static Main configure(String profile, Path dataDir, Map<String, String> overrides) {

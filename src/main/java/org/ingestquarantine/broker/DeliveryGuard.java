@@ -18,6 +18,8 @@ import org.ingestquarantine.ingest.PipelineKeys;
  */
 public final class DeliveryGuard {
 
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(DeliveryGuard.class);
+
     private final BrokerAdapter broker;
     private final AttemptJournal journal;
     private final RedeliveryPolicies policies;
@@ -53,6 +55,9 @@ public final class DeliveryGuard {
         String key = exchange.getProperty(PipelineKeys.DELIVERY_KEY, String.class);
         int count = exchange.getProperty(PipelineKeys.DELIVERY_COUNT, Integer.class);
         Deaths deaths = journal.deaths(key);
+        if (count > 1 || deaths.count() > 0) {
+            LOG.info("{} delivered {} times; {} earlier attempt(s) never finished", key, count, deaths.count());
+        }
         if (deaths.count() >= policies.forClass(ErrorClass.RESOURCE_FATAL).maxDeliveries()) {
             if (deaths.lastStage() != null) {
                 exchange.setProperty(PipelineKeys.STAGE, deaths.lastStage());

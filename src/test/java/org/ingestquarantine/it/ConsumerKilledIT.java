@@ -48,7 +48,8 @@ class ConsumerKilledIT {
 
     @Test
     void shouldQuarantineADocumentWhoseConsumerDiesTwiceAndLoseNothing() throws Exception {
-        Path log = tmp.resolve("consumer.log");
+        Path log = Files.createDirectories(Path.of("target")).resolve("consumer-killed-it.log");
+        Files.deleteIfExists(log);
         try (EmbeddedPostgresService pg = EmbeddedPostgresService.start(tmp.resolve("pg"), 0);
              Database db = Database.open(pg.jdbcUrl(), pg.user(), pg.password());
              EmbeddedSqsServer sqsServer = EmbeddedSqsServer.start(FreePort.find());
@@ -96,9 +97,12 @@ class ConsumerKilledIT {
                 assertThat(r.attempts()).isEqualTo(1);
                 // no third attempt was started: the guard refused before any work
                 assertThat(attempts(db, key)).isEqualTo(2);
-                // delivered three times, counted outside the pipeline: two deaths, one quarantine
+                // delivered at least three times, counted outside the pipeline: two deaths, one quarantine. A
+                // killed consumer's long poll stays open at the server and may receive the message once more
+                // with nobody to process it; the broker counts that receive too (it is why the guard counts
+                // deaths in the journal, not deliveries)
                 Awaitility.await().atMost(WAIT).until(() -> pending(sqs, queueUrl) == 0);
-                assertThat(counter.receives(longId)).isEqualTo(3);
+                assertThat(counter.receives(longId)).isGreaterThanOrEqualTo(3);
 
                 // the consumer that quarantined it still indexes good documents, then stops cleanly on SIGTERM
                 send(sqs, queueUrl, "kill", "good-1.pdf", Corpus.file("c0007.pdf"));
