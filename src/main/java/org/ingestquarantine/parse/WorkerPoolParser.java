@@ -11,7 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -47,7 +47,7 @@ public final class WorkerPoolParser implements DocumentParser {
     private final ParseLimits limits;
     private final BlockingQueue<WorkerProcess> idle = new LinkedBlockingQueue<>();
     private final Set<WorkerProcess> workers = ConcurrentHashMap.newKeySet();
-    private final ScheduledExecutorService watchdog = Executors.newSingleThreadScheduledExecutor(daemon("parse-watchdog"));
+    private final ScheduledThreadPoolExecutor watchdog = new ScheduledThreadPoolExecutor(1, daemon("parse-watchdog"));
     private final ExecutorService starter = Executors.newCachedThreadPool(daemon("parse-worker-starter"));
     private volatile boolean closed;
 
@@ -58,6 +58,7 @@ public final class WorkerPoolParser implements DocumentParser {
      */
     public WorkerPoolParser(ParseLimits limits) {
         this.limits = Objects.requireNonNull(limits, "limits");
+        watchdog.setRemoveOnCancelPolicy(true); // one deadline per document, almost all cancelled
         List<WorkerProcess> started = new ArrayList<>();
         try {
             for (int i = 0; i < limits.poolSize(); i++) {
