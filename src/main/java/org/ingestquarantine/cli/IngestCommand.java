@@ -65,6 +65,7 @@ final class IngestCommand implements Callable<Integer> {
         List<Path> files = listFiles(root);
         long started = System.nanoTime();
         try (PipelineApp app = PipelineApp.start(common.profile, common.dataDir, Map.of())) {
+            long startupMs = Duration.ofNanos(System.nanoTime() - started).toMillis();
             IngestPublisher publisher = app.bean("ingestPublisher", IngestPublisher.class);
             PipelineMetrics metrics = app.bean("pipelineMetrics", PipelineMetrics.class);
             Map<String, String> keys = new LinkedHashMap<>();
@@ -75,7 +76,7 @@ final class IngestCommand implements Callable<Integer> {
             }
             List<String> unsettled = awaitOutcomes(keys, metrics, publisher);
             long elapsedMs = Duration.ofNanos(System.nanoTime() - started).toMillis();
-            RunSummary summary = RunSummary.collect(app, sourceName, keys, metrics, unsettled, elapsedMs);
+            RunSummary summary = RunSummary.collect(app, sourceName, keys, metrics, unsettled, elapsedMs, startupMs);
             spec.commandLine().getOut().println(json ? summary.toJson() : summary.toText());
             return unsettled.isEmpty() ? 0 : 3;
         }
