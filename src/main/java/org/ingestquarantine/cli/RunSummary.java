@@ -27,7 +27,7 @@ record RunSummary(String source, int documents, int indexed, int unchanged, Map<
     private static final ObjectMapper JSON = new ObjectMapper();
 
     static RunSummary collect(PipelineApp app, String source, Map<String, String> docIdsByKey, PipelineMetrics metrics,
-                              List<String> unsettledKeys, long elapsedMs) {
+                              List<String> unsettledKeys, long elapsedMs, long startupMs) {
         QuarantineStore store = app.bean("quarantineStore", QuarantineStore.class);
         QuarantineQueries queries = app.bean("quarantineQueries", QuarantineQueries.class);
         int indexed = 0;
