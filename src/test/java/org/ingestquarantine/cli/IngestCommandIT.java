@@ -1,0 +1,58 @@
+package org.ingestquarantine.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * Ensures the README's first command does what it says on the committed sample set: every file gets an
+ * outcome, the JSON summary has the documented keys, a second run adds no rows, and bad arguments get
+ * a one-line error and exit code 2.
+ */
+class IngestCommandIT {
+
+    @TempDir
+    Path data;
+
+    @Test
+    void shouldSummariseTheSampleSetAndNotDuplicateOnASecondRun() throws Exception {
+        JsonNode first = run("ingest", "samples/pdfs", "--json", "--data-dir", data.toString());
+        assertThat(first.get("documents").asInt()).isEqualTo(13);
+        assertThat(first.get("indexed").asInt()).isEqualTo(6);
+        assertThat(first.get("quarantined").get("permanent_input").asInt()).isEqualTo(6);
+        assertThat(first.get("quarantined").get("ambiguous_parse").asInt()).isEqualTo(1);
+        assertThat(first.get("fingerprints").asInt()).isPositive();
+        assertThat(first.get("coverage").asDouble()).isEqualTo(6.0 / 13.0);
+        assertThat(first.get("elapsed_ms").asLong()).isPositive();
+        assertThat(first.get("unsettled")).isEmpty();
+
+        JsonNode second = run("ingest", "samples/pdfs", "--json", "--data-dir", data.toString());
+        assertThat(second.get("indexed").asInt()).isEqualTo(6);
+        assertThat(second.get("unchanged").asInt()).isEqualTo(6);
+        assertThat(second.get("quarantined")).isEqualTo(first.get("quarantined"));
+        assertThat(second.get("coverage").asDouble()).isEqualTo(6.0 / 13.0);
+    }
+
+    @Test
+    void shouldRefuseAMissingFolderWithOneLine() {
+        StringWriter err = new StringWriter();
+        CommandLine cli = new CommandLine(new IngestQuarantineCli()).setErr(new PrintWriter(err));
+        int code = cli.execute("ingest", data.resolve("missing").toString(), "--data-dir", data.toString());
+        assertThat(code).isEqualTo(2);
+        assertThat(err.toString().strip()).contains("is not a folder").doesNotContain("\n").doesNotContain("Exception");
+    }
+
+    private static JsonNode run(String... args) throws Exception {
+        StringWriter out = new StringWriter();
+        CommandLine cli = new CommandLine(new IngestQuarantineCli()).setOut(new PrintWriter(out));
+        assertThat(cli.execute(args)).isZero();
+        return new ObjectMapper().readTree(out.toString());
+    }
+}
