@@ -8,8 +8,8 @@ import org.slf4j.Marker;
 import org.springframework.amqp.ImmediateRequeueAmqpException;
 
 /**
- * Logback filter (logback.xml) that drops Spring AMQP's ERROR "Failed to invoke listener" with a stack
- * trace when the exception is the {@link ImmediateRequeueAmqpException} our requeue advice throws
+ * Logback filter (logback.xml) that drops the listener container's ERROR "Failed to invoke listener"
+ * with a stack trace, from any logger, when the exception is the {@link ImmediateRequeueAmqpException} our requeue advice throws
  * ({@link RabbitMqWiring}): that requeue is the expected end of a released message, already logged on
  * one line by the failure route. Every other event passes unchanged.
  */
@@ -17,7 +17,7 @@ public final class ExpectedRequeueLogFilter extends TurboFilter {
 
     @Override
     public FilterReply decide(Marker marker, Logger logger, Level level, String format, Object[] params, Throwable t) {
-        return t instanceof ImmediateRequeueAmqpException && logger.getName().startsWith("org.springframework.amqp")
-                ? FilterReply.DENY : FilterReply.NEUTRAL;
+        // the container logs under its class name, Camel's CamelDirectMessageListenerContainer
+        return t instanceof ImmediateRequeueAmqpException ? FilterReply.DENY : FilterReply.NEUTRAL;
     }
 }
