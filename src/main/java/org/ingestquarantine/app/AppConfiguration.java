@@ -17,6 +17,7 @@ import org.ingestquarantine.broker.BrokerAdapter;
 import org.ingestquarantine.broker.ConsumerCircuitBreaker;
 import org.ingestquarantine.broker.DeliveryGuard;
 import org.ingestquarantine.broker.QuietRollbackHandler;
+import org.ingestquarantine.broker.RabbitMqWiring;
 import org.ingestquarantine.broker.SqsBrokerAdapter;
 import org.ingestquarantine.broker.SqsIngestPublisher;
 import org.ingestquarantine.broker.StageTracker;
@@ -44,6 +45,7 @@ import org.ingestquarantine.parse.ParseLimits;
 import org.ingestquarantine.parse.ParserVersion;
 import org.ingestquarantine.parse.InProcessPdfParser;
 import org.ingestquarantine.parse.WorkerPoolParser;
+import org.ingestquarantine.quarantine.DlqSweeper;
 import org.ingestquarantine.quarantine.LocalPayloadStore;
 import org.ingestquarantine.quarantine.QuarantineQueries;
 import org.ingestquarantine.quarantine.QuarantineRecorder;
@@ -133,6 +135,7 @@ public final class AppConfiguration implements CamelConfiguration {
         registry.bind("quarantineStore", store);
         registry.bind("documentIndex", index);
         registry.bind("quarantineQueries", new QuarantineQueries(database.dataSource()));
+        registry.bind("dlqSweeper", new DlqSweeper(store, broker));
         registry.bind("quarantineRecorder", new QuarantineRecorder(store, classifier, versions, metrics));
     }
 
@@ -170,6 +173,9 @@ public final class AppConfiguration implements CamelConfiguration {
     private static BrokerAdapter openBroker(AppSettings settings, Registry registry, Deque<AutoCloseable> started)
             throws Exception {
         String kind = settings.string("broker.kind", "sqs");
+        if ("rabbitmq".equals(kind)) {
+            return RabbitMqWiring.open(settings::find, registry, started::push);
+        }
         if (!"sqs".equals(kind)) {
             throw new IllegalStateException("broker.kind=" + kind + " is not available yet; use sqs");
         }

@@ -35,6 +35,21 @@ public interface BrokerFixture extends AutoCloseable {
      */
     long deadLettered() throws Exception;
 
+    /** @return whether {@link #restartBroker()} is supported (false: restart scenarios are skipped) */
+    default boolean canRestart() {
+        return false;
+    }
+
+    /**
+     * Stops the broker and starts it again, keeping its durable queues and persistent messages; returns
+     * once it accepts connections.
+     *
+     * @throws Exception when the broker does not come back
+     */
+    default void restartBroker() throws Exception {
+        throw new UnsupportedOperationException(name() + " cannot be restarted by its fixture");
+    }
+
     @Override
     void close() throws Exception;
 }

@@ -1,18 +1,29 @@
 package org.ingestquarantine.scenarios;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.sun.net.httpserver.HttpServer;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.awaitility.Awaitility;
+import org.ingestquarantine.app.Database;
 import org.ingestquarantine.broker.IngestPublisher;
 import org.ingestquarantine.failure.ErrorClass;
 import org.ingestquarantine.failure.RedeliveryPolicies;
+import org.ingestquarantine.ingest.DocumentIndex;
+import org.ingestquarantine.ingest.DocumentState;
 import org.ingestquarantine.ingest.IngestMessage;
+import org.ingestquarantine.metrics.PipelineMetrics;
 import org.ingestquarantine.quarantine.QuarantineAttempt;
 import org.ingestquarantine.quarantine.QuarantineRecord;
 import org.ingestquarantine.quarantine.QuarantineRecorder;
@@ -29,6 +40,10 @@ abstract class BrokerScenarios {
 
     static final Duration WAIT = Duration.ofSeconds(120);
     static final RedeliveryPolicies POLICIES = RedeliveryPolicies.defaults();
+
+    static final Path SAMPLES = Path.of("samples", "pdfs");
+    static final List<String> TEXT_SAMPLES = List.of("01-text-one-page.pdf", "02-text-three-pages.pdf",
+            "03-text-seven-pages.pdf", "04-text-twelve-pages.pdf");
 
     @TempDir
     Path data;
@@ -79,6 +94,74 @@ abstract class BrokerScenarios {
                 QuarantineRecord r = assertQuarantinedOnce(pipeline, key, QuarantineRecorder.INVALID_MESSAGES_SOURCE, key,
                         ErrorClass.PERMANENT_INPUT, "invalid_message");
                 assertThat(r.errorMessage()).isNotBlank();
+            }
+        }
+    }
+
+    @Test
+    void shouldLoseNothingWhenTheBrokerRestarts() throws Exception {
+        BrokerFixture fixture = fixture();
+        assumeTrue(fixture.canRestart(), fixture.name() + " fixture cannot restart its broker");
+        try (TestPipeline pipeline = TestPipeline.start(data, fixture, Map.of())) {
+            Map<String, String> good = new LinkedHashMap<>();
+            for (int i = 0; i < 12; i++) {
+                Path pdf = SAMPLES.resolve(TEXT_SAMPLES.get(i % TEXT_SAMPLES.size()));
+                good.put(pipeline.publishFile("restart", "good-" + i + ".pdf", pdf), "good-" + i + ".pdf");
+            }
+            Map<String, String> poison = new LinkedHashMap<>();
+            for (int i = 0; i < 2; i++) {
+                poison.put(pipeline.publishFile("restart", "poison-" + i + ".pdf", SAMPLES.resolve("09-not-pdf-html.pdf")),
+                        "poison-" + i + ".pdf");
+            }
+            PipelineMetrics metrics = pipeline.app().bean("pipelineMetrics", PipelineMetrics.class);
+            Awaitility.await().atMost(WAIT).until(() -> good.keySet().stream().filter(k -> metrics.outcomeOf(k) != null).count() >= 2);
+
+            fixture.restartBroker();
+
+            for (String key : good.keySet()) {
+                assertThat(pipeline.awaitOutcome(key, WAIT)).as(good.get(key)).isIn("indexed", "unchanged");
+            }
+            for (String key : poison.keySet()) {
+                assertThat(pipeline.awaitOutcome(key, WAIT)).as(poison.get(key)).isEqualTo("quarantined");
+            }
+            IngestPublisher publisher = pipeline.app().bean("ingestPublisher", IngestPublisher.class);
+            Awaitility.await().atMost(WAIT).until(() -> publisher.pending() == 0);
+
+            DocumentIndex index = pipeline.app().bean("documentIndex", DocumentIndex.class);
+            for (String docId : good.values()) {
+                assertThat(index.state("restart", docId)).as(docId).contains(DocumentState.SEARCHABLE);
+            }
+            assertThat(chunksVersusChunkCount(pipeline)).as("documents whose chunk rows differ from chunk_count").isEmpty();
+            for (String docId : poison.values()) {
+                QuarantineRecord r = pipeline.store().find("restart", docId).orElseThrow();
+                assertThat(r.errorClass()).isEqualTo(ErrorClass.PERMANENT_INPUT);
+            }
+            assertThat(quarantineRows(pipeline, "restart")).as("one row per poison document").isEqualTo(poison.size());
+            assertThat(pipeline.broker().deadLettered()).as("nothing left to the broker's backstop").isZero();
+        }
+    }
+
+    /** @return doc ids of source {@code restart} whose stored chunk rows differ from documents.chunk_count */
+    private static List<String> chunksVersusChunkCount(TestPipeline pipeline) throws Exception {
+        String sql = "SELECT d.doc_id FROM documents d WHERE d.source = 'restart' AND d.chunk_count <> "
+                + "(SELECT count(*) FROM chunks c WHERE c.source = d.source AND c.doc_id = d.doc_id)";
+        List<String> wrong = new ArrayList<>();
+        try (Connection c = pipeline.app().bean("database", Database.class).dataSource().getConnection();
+             ResultSet rs = c.createStatement().executeQuery(sql)) {
+            while (rs.next()) {
+                wrong.add(rs.getString(1));
+            }
+        }
+        return wrong;
+    }
+
+    private static long quarantineRows(TestPipeline pipeline, String source) throws Exception {
+        try (Connection c = pipeline.app().bean("database", Database.class).dataSource().getConnection();
+             PreparedStatement s = c.prepareStatement("SELECT count(*) FROM quarantine WHERE source = ?")) {
+            s.setString(1, source);
+            try (ResultSet rs = s.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
             }
         }
     }

@@ -58,6 +58,12 @@ public final class SqsFixture implements BrokerFixture {
         }
     }
 
+    /** @return false: the in-JVM ElasticMQ server keeps no messages across a restart */
+    @Override
+    public boolean canRestart() {
+        return false;
+    }
+
     @Override
     public void close() {
         if (counter != null) {
