@@ -16,6 +16,7 @@ import org.ingestquarantine.broker.AttemptJournal;
 import org.ingestquarantine.broker.BrokerAdapter;
 import org.ingestquarantine.broker.ConsumerCircuitBreaker;
 import org.ingestquarantine.broker.DeliveryGuard;
+import org.ingestquarantine.broker.KafkaWiring;
 import org.ingestquarantine.broker.QuietRollbackHandler;
 import org.ingestquarantine.broker.SqsBrokerAdapter;
 import org.ingestquarantine.broker.SqsIngestPublisher;
@@ -88,7 +89,7 @@ public final class AppConfiguration implements CamelConfiguration {
         RedeliveryPolicies policies = RedeliveryPolicies.fromProperties(settings::find);
         PipelineMetrics metrics = new PipelineMetrics(new SimpleMeterRegistry());
         AttemptJournal journal = new AttemptJournal(database.dataSource(), clock);
-        BrokerAdapter broker = openBroker(settings, registry, started);
+        BrokerAdapter broker = openBroker(settings, registry, started, journal);
 
         FolderConnector folder = new FolderConnector();
         long maxBytes = settings.number("ingest.max-bytes", DEFAULT_MAX_BYTES);
@@ -167,12 +168,18 @@ public final class AppConfiguration implements CamelConfiguration {
         return database;
     }
 
-    private static BrokerAdapter openBroker(AppSettings settings, Registry registry, Deque<AutoCloseable> started)
-            throws Exception {
+    private static BrokerAdapter openBroker(AppSettings settings, Registry registry, Deque<AutoCloseable> started,
+                                            AttemptJournal journal) throws Exception {
         String kind = settings.string("broker.kind", "sqs");
-        if (!"sqs".equals(kind)) {
-            throw new IllegalStateException("broker.kind=" + kind + " is not available yet; use sqs");
-        }
+        return switch (kind) {
+            case "sqs" -> openSqs(settings, registry, started);
+            case "kafka" -> KafkaWiring.open(settings, registry, started, journal);
+            default -> throw new IllegalStateException("broker.kind=" + kind + " is not available yet; use sqs or kafka");
+        };
+    }
+
+    private static BrokerAdapter openSqs(AppSettings settings, Registry registry, Deque<AutoCloseable> started)
+            throws Exception {
         SqsClientBuilder builder = SqsClient.builder().region(Region.of(settings.string("sqs.region", "us-east-1")));
         String queue = settings.string("sqs.queue", "ingest");
         boolean embedded = "embedded".equals(settings.string("sqs.mode", "embedded"));
