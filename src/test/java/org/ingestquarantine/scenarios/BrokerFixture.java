@@ -35,6 +35,15 @@ public interface BrokerFixture extends AutoCloseable {
      */
     long deadLettered() throws Exception;
 
+    /**
+     * @return whether the broker's dead-letter queue also receives every quarantined message (Kafka copies
+     *     each to {@code <topic>.dlq} with its record's headers), rather than only what the consumer could
+     *     not handle at all (SQS redrive); default false
+     */
+    default boolean copiesQuarantinedToDeadLetters() {
+        return false;
+    }
+
     @Override
     void close() throws Exception;
 }
