@@ -97,6 +97,9 @@ abstract class BrokerScenarios {
         unavailable.start();
         Path docs = Files.createDirectories(data.resolve("docs"));
         try (TestPipeline pipeline = TestPipeline.start(data.resolve("app"), orderedFixture(), Map.of())) {
+            // one good document settles first: its acknowledgement must survive the poison's redeliveries
+            String ahead = pipeline.publishFile("it", "good-ahead.pdf", tinyPdf(docs.resolve("good-ahead.pdf"), -1));
+            assertThat(pipeline.awaitOutcome(ahead, WAIT)).isEqualTo("indexed");
             String poison = pipeline.publish(new IngestMessage("it", "poison.pdf",
                     URI.create("http://127.0.0.1:" + unavailable.getAddress().getPort() + "/poison.pdf"), null, null, null));
             List<String> good = new ArrayList<>();
@@ -110,6 +113,7 @@ abstract class BrokerScenarios {
             }
             assertThat(pipeline.awaitOutcome(poison, WAIT)).isEqualTo("quarantined");
             assertQuarantinedOnce(pipeline, poison, "it", "poison.pdf", ErrorClass.TRANSIENT, "http_503");
+            assertThat(pipeline.deliveries(ahead)).as("deliveries of the document ahead").isEqualTo(1);
         } finally {
             unavailable.stop(0);
         }
