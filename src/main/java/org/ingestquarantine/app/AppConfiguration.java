@@ -16,6 +16,7 @@ import org.ingestquarantine.broker.AttemptJournal;
 import org.ingestquarantine.broker.BrokerAdapter;
 import org.ingestquarantine.broker.ConsumerCircuitBreaker;
 import org.ingestquarantine.broker.DeliveryGuard;
+import org.ingestquarantine.broker.KafkaWiring;
 import org.ingestquarantine.broker.QuietRollbackHandler;
 import org.ingestquarantine.broker.RabbitMqWiring;
 import org.ingestquarantine.broker.SqsBrokerAdapter;
@@ -90,7 +91,7 @@ public final class AppConfiguration implements CamelConfiguration {
         RedeliveryPolicies policies = RedeliveryPolicies.fromProperties(settings::find);
         PipelineMetrics metrics = new PipelineMetrics(new SimpleMeterRegistry());
         AttemptJournal journal = new AttemptJournal(database.dataSource(), clock);
-        BrokerAdapter broker = openBroker(settings, registry, started);
+        BrokerAdapter broker = openBroker(settings, registry, started, journal);
 
         FolderConnector folder = new FolderConnector();
         long maxBytes = settings.number("ingest.max-bytes", DEFAULT_MAX_BYTES);
@@ -170,15 +171,19 @@ public final class AppConfiguration implements CamelConfiguration {
         return database;
     }
 
-    private static BrokerAdapter openBroker(AppSettings settings, Registry registry, Deque<AutoCloseable> started)
-            throws Exception {
+    private static BrokerAdapter openBroker(AppSettings settings, Registry registry, Deque<AutoCloseable> started,
+                                            AttemptJournal journal) throws Exception {
         String kind = settings.string("broker.kind", "sqs");
-        if ("rabbitmq".equals(kind)) {
-            return RabbitMqWiring.open(settings::find, registry, started::push);
-        }
-        if (!"sqs".equals(kind)) {
-            throw new IllegalStateException("broker.kind=" + kind + " is not available yet; use sqs");
-        }
+        return switch (kind) {
+            case "sqs" -> openSqs(settings, registry, started);
+            case "rabbitmq" -> RabbitMqWiring.open(settings::find, registry, started::push);
+            case "kafka" -> KafkaWiring.open(settings, registry, started, journal);
+            default -> throw new IllegalStateException("broker.kind=" + kind + " is unknown; use sqs, rabbitmq or kafka");
+        };
+    }
+
+    private static BrokerAdapter openSqs(AppSettings settings, Registry registry, Deque<AutoCloseable> started)
+            throws Exception {
         SqsClientBuilder builder = SqsClient.builder().region(Region.of(settings.find("sqs.region")
                 .orElse(System.getenv().getOrDefault("AWS_REGION", "us-east-1"))));
         String queue = settings.string("sqs.queue", "ingest");

@@ -36,8 +36,10 @@ public final class DeliveryGuard {
     }
 
     /**
-     * Reads the delivery key and count into the exchange. Does no I/O, so it cannot fail for a database
-     * outage; the failure route relies on these two properties.
+     * Reads the delivery key and count into the exchange. On SQS and RabbitMQ this does no I/O, so it
+     * cannot fail for a database outage; the failure route relies on these two properties. On Kafka the
+     * count is read from the journal ({@link KafkaBrokerAdapter}); the key is set first, so a failing read
+     * still leaves the key, and the record is not committed.
      *
      * @param exchange the consumed message
      */

@@ -50,6 +50,15 @@ public interface BrokerFixture extends AutoCloseable {
         throw new UnsupportedOperationException(name() + " cannot be restarted by its fixture");
     }
 
+    /**
+     * @return whether the broker's dead-letter queue also receives every quarantined message (Kafka copies
+     *     each to {@code <topic>.dlq} with its record's headers), rather than only what the consumer could
+     *     not handle at all (SQS redrive); default false
+     */
+    default boolean copiesQuarantinedToDeadLetters() {
+        return false;
+    }
+
     @Override
     void close() throws Exception;
 }

@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.sql.Connection;
@@ -15,6 +17,11 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.pdfbox.pdmodel.PDDocument;
+import org.apache.pdfbox.pdmodel.PDPage;
+import org.apache.pdfbox.pdmodel.PDPageContentStream;
+import org.apache.pdfbox.pdmodel.font.PDType1Font;
+import org.apache.pdfbox.pdmodel.font.Standard14Fonts;
 import org.awaitility.Awaitility;
 import org.ingestquarantine.app.Database;
 import org.ingestquarantine.broker.IngestPublisher;
@@ -40,6 +47,8 @@ abstract class BrokerScenarios {
 
     static final Duration WAIT = Duration.ofSeconds(120);
     static final RedeliveryPolicies POLICIES = RedeliveryPolicies.defaults();
+    /** Good documents published behind the poison one. */
+    static final int GOOD_BEHIND_POISON = 100;
 
     static final Path SAMPLES = Path.of("samples", "pdfs");
     static final List<String> TEXT_SAMPLES = List.of("01-text-one-page.pdf", "02-text-three-pages.pdf",
@@ -50,6 +59,14 @@ abstract class BrokerScenarios {
 
     /** @return a new, not yet started fixture for the broker under test */
     abstract BrokerFixture fixture();
+
+    /**
+     * @return a fixture whose messages are consumed in the order published, as far as the broker orders
+     *     at all (Kafka: a one-partition ingest topic); default {@link #fixture()}
+     */
+    BrokerFixture orderedFixture() {
+        return fixture();
+    }
 
     @Test
     void shouldDeliverEachClassRetriesPlusOneTimesThenQuarantineOnce() throws Exception {
@@ -77,10 +94,60 @@ abstract class BrokerScenarios {
             assertQuarantinedOnce(pipeline, damaged, "it", "damaged.pdf", ErrorClass.AMBIGUOUS_PARSE, "parse_error");
             assertQuarantinedOnce(pipeline, flaky, "it", "flaky.pdf", ErrorClass.TRANSIENT, "http_503");
             assertQuarantinedOnce(pipeline, opaque, "it", "opaque.pdf", ErrorClass.UNCLASSIFIED, null);
-            assertThat(pipeline.broker().deadLettered()).as("nothing left to the broker's backstop").isZero();
+            long quarantined = pipeline.broker().copiesQuarantinedToDeadLetters() ? 4 : 0;
+            assertThat(pipeline.broker().deadLettered()).as("the broker's dead letters").isEqualTo(quarantined);
         } finally {
             unavailable.stop(0);
         }
+    }
+
+    @Test
+    void shouldNotLetAPoisonDocumentHoldBackTheGoodOnes() throws Exception {
+        HttpServer unavailable = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        unavailable.createContext("/", ex -> {
+            ex.sendResponseHeaders(503, -1);
+            ex.close();
+        });
+        unavailable.start();
+        Path docs = Files.createDirectories(data.resolve("docs"));
+        try (TestPipeline pipeline = TestPipeline.start(data.resolve("app"), orderedFixture(), Map.of())) {
+            // one good document settles first: its acknowledgement must survive the poison's redeliveries
+            String ahead = pipeline.publishFile("it", "good-ahead.pdf", tinyPdf(docs.resolve("good-ahead.pdf"), -1));
+            assertThat(pipeline.awaitOutcome(ahead, WAIT)).isEqualTo("indexed");
+            String poison = pipeline.publish(new IngestMessage("it", "poison.pdf",
+                    URI.create("http://127.0.0.1:" + unavailable.getAddress().getPort() + "/poison.pdf"), null, null, null));
+            List<String> good = new ArrayList<>();
+            for (int i = 0; i < GOOD_BEHIND_POISON; i++) {
+                good.add(pipeline.publishFile("it", "good-" + i + ".pdf", tinyPdf(docs.resolve("good-" + i + ".pdf"), i)));
+            }
+
+            for (String key : good) {
+                assertThat(pipeline.awaitOutcome(key, WAIT)).as(key).isEqualTo("indexed");
+                assertThat(pipeline.deliveries(key)).as("deliveries of %s", key).isEqualTo(1);
+            }
+            assertThat(pipeline.awaitOutcome(poison, WAIT)).isEqualTo("quarantined");
+            assertQuarantinedOnce(pipeline, poison, "it", "poison.pdf", ErrorClass.TRANSIENT, "http_503");
+            assertThat(pipeline.deliveries(ahead)).as("deliveries of the document ahead").isEqualTo(1);
+        } finally {
+            unavailable.stop(0);
+        }
+    }
+
+    /** Writes a one-page PDF whose only text names {@code n}. */
+    static Path tinyPdf(Path file, int n) throws IOException {
+        try (PDDocument doc = new PDDocument()) {
+            PDPage page = new PDPage();
+            doc.addPage(page);
+            try (PDPageContentStream text = new PDPageContentStream(doc, page)) {
+                text.beginText();
+                text.setFont(new PDType1Font(Standard14Fonts.FontName.HELVETICA), 12);
+                text.newLineAtOffset(72, 700);
+                text.showText("Good document number " + n + " behind a poison one.");
+                text.endText();
+            }
+            doc.save(file.toFile());
+        }
+        return file;
     }
 
     @Test
