@@ -79,4 +79,17 @@ class AttemptJournalTest extends PostgresTestBase {
         }
         assertThat(journal.open("k4", "folder", "c.pdf", 1)).isPositive();
     }
+
+    @Test
+    void shouldWriteACloseKeptDuringAnOutageBeforeCountingDeaths() {
+        long id = journal.open("k5", "folder", "e.pdf", 1);
+        postgres.stop();
+        try {
+            journal.close(id, AttemptOutcome.RELEASED);
+            assertThatThrownBy(() -> journal.deaths("k5")).isInstanceOf(JournalWriteException.class);
+        } finally {
+            postgres.start();
+        }
+        assertThat(journal.deaths("k5")).isEqualTo(Deaths.NONE);
+    }
 }
