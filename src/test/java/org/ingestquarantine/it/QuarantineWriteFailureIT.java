@@ -99,6 +99,39 @@ class QuarantineWriteFailureIT {
     }
 
     @Test
+    void shouldNotCountAttemptsCutShortByOutagesAsConsumerDeaths() throws Exception {
+        try (TestPipeline pipeline = TestPipeline.start(data, longVisibility())) {
+            EmbeddedPostgresService postgres = pipeline.postgres();
+            ConsumerCircuitBreaker breaker = pipeline.app().bean("consumerCircuitBreaker", ConsumerCircuitBreaker.class);
+            AtomicInteger quarantineRuns = new AtomicInteger();
+            // two outages in a row, each under a quarantine write: the consumer never dies
+            AdviceWith.adviceWith(pipeline.app().context(), "quarantine", a -> a.weaveAddFirst().process(exchange -> {
+                if (quarantineRuns.incrementAndGet() <= 2) {
+                    postgres.stop();
+                }
+            }));
+
+            String key = pipeline.publishFile("it", "html.pdf", Corpus.file("c0066.pdf"));
+            for (int outage = 1; outage <= 2; outage++) {
+                int n = outage;
+                await("outage " + n).atMost(WAIT)
+                        .until(() -> quarantineRuns.get() >= n && breaker.isOpen() && !postgres.isRunning());
+                assertThat(pipeline.deliveries(key)).as("deliveries when outage %d paused the consumer", n).isEqualTo(n);
+                postgres.start();
+            }
+
+            assertThat(pipeline.awaitOutcome(key, WAIT)).isEqualTo("quarantined");
+            QuarantineRecord record = pipeline.store().find("it", "html.pdf").orElseThrow();
+            assertThat(record.errorClass()).as("class of a not-PDF whose consumer never died")
+                    .isEqualTo(ErrorClass.PERMANENT_INPUT);
+            assertThat(record.reasonCode()).isEqualTo("not_pdf");
+            assertThat(record.attempts()).isEqualTo(1);
+            assertThat(count(pipeline.dataSource(), "SELECT count(*) FROM attempt_journal WHERE closed_at IS NULL"))
+                    .as("attempts left open, i.e. counted as deaths").isZero();
+        }
+    }
+
+    @Test
     void shouldSettleEveryMessageOnceWhenTheDatabaseStopsWithABatchInFlight() throws Exception {
         try (TestPipeline pipeline = TestPipeline.start(data, longVisibility())) {
             EmbeddedPostgresService postgres = pipeline.postgres();
