@@ -92,6 +92,8 @@ class QuarantineWriteFailureIT {
             assertThat(history).hasSize(1);
             assertThat(history.get(0).deliveryKey()).isEqualTo(key);
             assertThat(count(pipeline.dataSource(), "SELECT count(*) FROM quarantine")).isEqualTo(1);
+            assertThat(count(pipeline.dataSource(), "SELECT count(*) FROM attempt_journal WHERE closed_at IS NULL"))
+                    .as("attempts left open, i.e. counted as deaths").isZero();
             assertThat(pipeline.settlements()).as("settled exactly once").isEqualTo(1);
             await("acknowledged once recorded").atMost(WAIT).until(() -> pipeline.depth("ingest") == 0);
             assertThat(pipeline.depth("ingest-dlq")).isZero();
@@ -184,6 +186,8 @@ class QuarantineWriteFailureIT {
                        OR d.chunk_count = 0
                     """)).as("documents whose chunks differ from chunk_count").isZero();
             assertThat(count(db, "SELECT count(*) FROM documents WHERE doc_id LIKE 'bad-%'")).isZero();
+            assertThat(count(db, "SELECT count(*) FROM attempt_journal WHERE closed_at IS NULL"))
+                    .as("attempts left open, i.e. counted as deaths").isZero();
             assertThat(pipeline.depth("ingest-dlq")).as("messages the broker dead-lettered").isZero();
             await("every message acknowledged").atMost(WAIT).until(() -> pipeline.depth("ingest") == 0);
         }
