@@ -73,17 +73,19 @@ class QuarantineWriteFailureIT {
             await().atMost(WAIT).until(() -> quarantineRuns.get() >= 1);
             await("consumer paused").atMost(PAUSE_WITHIN).until(breaker::isOpen);
             assertThat(postgres.isRunning()).isFalse();
-            assertThat(pipeline.deliveries(key)).as("deliveries before the consumer paused").isEqualTo(1);
             assertThat(pipeline.metrics().outcomeOf(key)).as("outcome without a committed record").isNull();
             assertThat(pipeline.depth("ingest")).as("the unacknowledged message is still on the queue").isEqualTo(1);
-            // paused, not burning deliveries, for as long as the database stays down
-            await("paused while the database is down").during(Duration.ofSeconds(5)).atMost(Duration.ofSeconds(15))
-                    .until(() -> breaker.isOpen() && pipeline.deliveries(key) == 1);
+            // paused, not burning deliveries, for as long as the database stays down: at most one more
+            // delivery, by the other poller's receive already in flight when the consumer paused
+            await("paused while the database is down").during(Duration.ofSeconds(8)).atMost(Duration.ofSeconds(20))
+                    .until(() -> breaker.isOpen() && pipeline.deliveries(key) <= 2);
+            int deliveriesWhileDown = pipeline.deliveries(key);
 
             postgres.start();
 
             assertThat(pipeline.awaitOutcome(key, WAIT)).isEqualTo("quarantined");
-            assertThat(pipeline.deliveries(key)).as("the message came back after the failed write").isGreaterThanOrEqualTo(2);
+            assertThat(pipeline.deliveries(key)).as("the message came back after the failed write")
+                    .isGreaterThan(deliveriesWhileDown);
             QuarantineRecord record = pipeline.store().find("it", "html.pdf").orElseThrow();
             assertThat(record.errorClass()).isEqualTo(ErrorClass.PERMANENT_INPUT);
             assertThat(record.reasonCode()).isEqualTo("not_pdf");
@@ -118,7 +120,6 @@ class QuarantineWriteFailureIT {
                 int n = outage;
                 await("outage " + n).atMost(WAIT)
                         .until(() -> quarantineRuns.get() >= n && breaker.isOpen() && !postgres.isRunning());
-                assertThat(pipeline.deliveries(key)).as("deliveries when outage %d paused the consumer", n).isEqualTo(n);
                 postgres.start();
             }
 
@@ -153,9 +154,12 @@ class QuarantineWriteFailureIT {
             postgres.stop();
             long settledBeforeOutage = pipeline.settlements();
             assertThat(settledBeforeOutage).as("the outage must catch messages in flight").isLessThan(sent);
-            // nothing settles without the database, and nothing is dead-lettered, for the whole outage
-            await("outage").during(Duration.ofSeconds(10)).atMost(Duration.ofSeconds(20))
-                    .until(() -> pipeline.settlements() == settledBeforeOutage && pipeline.depth("ingest-dlq") == 0);
+            // for the whole outage, no message leaves the queue without its outcome and none is dead-lettered
+            // (queue depth read first: a message is settled before it is deleted)
+            await("outage").during(Duration.ofSeconds(10)).atMost(Duration.ofSeconds(20)).until(() -> {
+                long onQueue = pipeline.depth("ingest");
+                return onQueue >= sent - pipeline.settlements() && pipeline.depth("ingest-dlq") == 0;
+            });
             postgres.start();
 
             List<String> keys = new ArrayList<>(good.keySet());
