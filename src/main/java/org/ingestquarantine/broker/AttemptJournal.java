@@ -130,7 +130,10 @@ public final class AttemptJournal {
         }
     }
 
-    /** Writes the closes kept while the database was unreachable; throws if it still is. */
+    /**
+     * Writes the closes kept while the database was unreachable. Throws if one still cannot be written:
+     * deaths are not counted before every close this process knows of is in the table.
+     */
     private void writeUnwrittenCloses() {
         for (Map.Entry<Long, UnwrittenClose> e : unwritten.entrySet()) {
             try {
