@@ -25,6 +25,7 @@ import org.ingestquarantine.broker.StageTracker;
 import org.ingestquarantine.failure.ErrorClassifier;
 import org.ingestquarantine.failure.FailureDisposition;
 import org.ingestquarantine.failure.RedeliveryPolicies;
+import org.ingestquarantine.failure.Rethrow;
 import org.ingestquarantine.ingest.ChunkStage;
 import org.ingestquarantine.ingest.DocumentIndex;
 import org.ingestquarantine.ingest.EmbedStage;
@@ -123,6 +124,7 @@ public final class AppConfiguration implements CamelConfiguration {
         registry.bind("failureDisposition", new FailureDisposition(policies, classifier));
         registry.bind("brokerAdapter", broker);
         registry.bind("quietRollback", new QuietRollbackHandler());
+        registry.bind("rethrow", new Rethrow());
         registry.bind("deliveryGuard", new DeliveryGuard(broker, journal, policies));
         registry.bind("messageReader", new MessageReader());
         registry.bind("stageTracker", stages);

@@ -9,19 +9,37 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
+import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.Map;
+import java.util.NoSuchElementException;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The attempt journal (DESIGN §2), table {@code attempt_journal}: a row is written when an attempt at a
  * message starts and closed with its outcome when it ends. An attempt that was started and never closed
  * is a death. The resource_fatal guard counts deaths, not deliveries; for Kafka, which has no delivery
  * count, {@link #attempts(String)} is the counter. Each call commits on its own. Thread-safe.
+ *
+ * <p>A close that cannot be written because the database is unreachable is kept in memory and written
+ * before the next {@link #deaths(String)} read, so an attempt cut short by an outage (its message released,
+ * or its outcome already committed) is not taken for a death. Only if this process ends before the
+ * database answers again does such an attempt stay open, and then it is counted as one.
  */
 public final class AttemptJournal {
 
+    private static final Logger LOG = LoggerFactory.getLogger(AttemptJournal.class);
+
     private final DataSource dataSource;
     private final Clock clock;
+    /** Closes not yet written because the database was unreachable, by attempt id. */
+    private final Map<Long, UnwrittenClose> unwritten = new ConcurrentHashMap<>();
+
+    private record UnwrittenClose(AttemptOutcome outcome, Instant closedAt) {
+    }
 
     /**
      * @param dataSource a pool on the migrated schema
@@ -79,16 +97,52 @@ public final class AttemptJournal {
     }
 
     /**
-     * Closes an attempt with its outcome. Closing an already closed attempt overwrites its outcome.
+     * Closes an attempt with its outcome. Closing an already closed attempt overwrites its outcome. If the
+     * database cannot be reached, the close is kept and written before the next {@link #deaths} read; it
+     * does not throw then, because the outcome it records has already happened.
      *
      * @param attemptId an id from {@link #open}
      * @param outcome how it ended
      * @throws java.util.NoSuchElementException if there is no such attempt
-     * @throws JournalWriteException if the database fails
      */
     public void close(long attemptId, AttemptOutcome outcome) {
-        update(attemptId, "UPDATE attempt_journal SET outcome = ?, closed_at = ? WHERE attempt_id = ?",
-                outcome.code());
+        Instant closedAt = clock.instant().truncatedTo(ChronoUnit.MICROS);
+        try {
+            writeClose(attemptId, outcome, closedAt);
+        } catch (JournalWriteException e) {
+            unwritten.put(attemptId, new UnwrittenClose(outcome, closedAt));
+            LOG.warn("attempt {} closed as {} but not written (PostgreSQL unreachable); it is written before the"
+                    + " next death count", attemptId, outcome.code());
+        }
+    }
+
+    private void writeClose(long attemptId, AttemptOutcome outcome, Instant closedAt) {
+        String sql = "UPDATE attempt_journal SET outcome = ?, closed_at = ? WHERE attempt_id = ?";
+        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(sql)) {
+            s.setString(1, outcome.code());
+            SqlTime.set(s, 2, closedAt);
+            s.setLong(3, attemptId);
+            if (s.executeUpdate() == 0) {
+                throw new NoSuchElementException("no journalled attempt with id " + attemptId);
+            }
+        } catch (SQLException e) {
+            throw failure("attempt " + attemptId + " was not closed", e);
+        }
+    }
+
+    /**
+     * Writes the closes kept while the database was unreachable. Throws if one still cannot be written:
+     * deaths are not counted before every close this process knows of is in the table.
+     */
+    private void writeUnwrittenCloses() {
+        for (Map.Entry<Long, UnwrittenClose> e : unwritten.entrySet()) {
+            try {
+                writeClose(e.getKey(), e.getValue().outcome(), e.getValue().closedAt());
+            } catch (NoSuchElementException gone) {
+                // nothing left to close
+            }
+            unwritten.remove(e.getKey(), e.getValue());
+        }
     }
 
     /**
@@ -117,10 +171,11 @@ public final class AttemptJournal {
     /**
      * @param deliveryKey broker message identity
      * @return attempts for the key that were started and never closed, with the last stage the most recent
-     *         of them reached; {@link Deaths#NONE} if none
+     *         of them reached; {@link Deaths#NONE} if none. Closes kept during an outage are written first.
      * @throws JournalWriteException if the database fails
      */
     public Deaths deaths(String deliveryKey) {
+        writeUnwrittenCloses();
         String sql = """
                 SELECT count(*) OVER () AS deaths, stage, started_at FROM attempt_journal
                 WHERE delivery_key = ? AND closed_at IS NULL

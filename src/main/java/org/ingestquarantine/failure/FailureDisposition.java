@@ -48,6 +48,26 @@ public final class FailureDisposition {
     }
 
     /**
+     * For a delivery whose quarantine record could not be committed (the store is unreachable): the message
+     * goes back to the broker as after a transient failure, so this gives the transient class's back-off at
+     * this delivery count, and logs one line.
+     *
+     * @param exchange the delivery, with the write failure in {@link Exchange#EXCEPTION_CAUGHT}
+     * @return the back-off before the redelivery
+     */
+    public Duration recordNotWritten(Exchange exchange) {
+        Integer count = exchange.getProperty(PipelineKeys.DELIVERY_COUNT, Integer.class);
+        Duration delay = policies.forClass(ErrorClass.TRANSIENT).backoffBefore(count == null ? 1 : count);
+        Throwable failure = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
+        IngestMessage message = exchange.getProperty(PipelineKeys.MESSAGE, IngestMessage.class);
+        LOG.warn("{}: quarantine record not written ({}); not acknowledged, redelivery in {} ms",
+                message == null ? exchange.getProperty(PipelineKeys.DELIVERY_KEY, String.class)
+                        : message.source() + "/" + message.docId(),
+                failure == null ? "unknown" : failure.getClass().getSimpleName(), delay.toMillis());
+        return delay;
+    }
+
+    /**
      * Sets {@link PipelineKeys#DISPOSITION} and logs one line (identity, stage, class, reason, delivery n of
      * max; never document text).
      *

@@ -8,9 +8,11 @@ import org.junit.jupiter.api.Test;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.NoSuchElementException;
+import java.util.Objects;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 /** Ensures the journal counts deaths (attempts never closed), not deliveries, and counts every attempt for Kafka. */
 class AttemptJournalTest extends PostgresTestBase {
@@ -78,5 +80,21 @@ class AttemptJournalTest extends PostgresTestBase {
             postgres.start();
         }
         assertThat(journal.open("k4", "folder", "c.pdf", 1)).isPositive();
+    }
+
+    @Test
+    void shouldWriteACloseKeptDuringAnOutageBeforeCountingDeaths() {
+        long id = journal.open("k5", "folder", "e.pdf", 1);
+        postgres.stop();
+        try {
+            journal.close(id, AttemptOutcome.RELEASED);
+            assertThatThrownBy(() -> journal.deaths("k5")).isInstanceOf(JournalWriteException.class);
+        } finally {
+            postgres.start();
+        }
+        // the first count the journal gives once the database answers (the pool may need a moment to reconnect)
+        Deaths first = await().atMost(Duration.ofSeconds(30)).ignoreException(JournalWriteException.class)
+                .until(() -> journal.deaths("k5"), Objects::nonNull);
+        assertThat(first).as("an attempt closed during the outage").isEqualTo(Deaths.NONE);
     }
 }

@@ -4,7 +4,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import io.micrometer.core.instrument.Counter;
+import javax.sql.DataSource;
 import org.awaitility.Awaitility;
+import org.ingestquarantine.app.Database;
+import org.ingestquarantine.app.EmbeddedPostgresService;
 import org.ingestquarantine.app.PipelineApp;
 import org.ingestquarantine.broker.IngestPublisher;
 import org.ingestquarantine.ingest.IngestMessage;
@@ -12,6 +16,8 @@ import org.ingestquarantine.metrics.PipelineMetrics;
 import org.ingestquarantine.quarantine.QuarantineStore;
 import org.ingestquarantine.scenarios.BrokerFixture;
 import org.ingestquarantine.scenarios.SqsFixture;
+import software.amazon.awssdk.services.sqs.SqsClient;
+import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
 
 /**
  * The real application (embedded PostgreSQL + worker pool) consuming from a real broker
@@ -75,6 +81,41 @@ public final class TestPipeline implements AutoCloseable {
     /** @return the quarantine store */
     public QuarantineStore store() {
         return app.bean("quarantineStore", QuarantineStore.class);
+    }
+
+    /** @return the embedded PostgreSQL server, to stop and start it mid-run */
+    public EmbeddedPostgresService postgres() {
+        return app.bean("embeddedPostgres", EmbeddedPostgresService.class);
+    }
+
+    /** @return the application's connection pool, for reading the tables */
+    public DataSource dataSource() {
+        return app.bean("database", Database.class).dataSource();
+    }
+
+    /** @return the application's metrics */
+    public PipelineMetrics metrics() {
+        return app.bean("pipelineMetrics", PipelineMetrics.class);
+    }
+
+    /** @return how many times any message was settled (every outcome counted), in this process */
+    public long settlements() {
+        return Math.round(metrics().registry().find("ingest.processed").counters().stream()
+                .mapToDouble(Counter::count).sum());
+    }
+
+    /**
+     * @param queue a queue name, e.g. {@code ingest-dlq}
+     * @return messages on it: visible, in flight and delayed
+     */
+    public long depth(String queue) {
+        SqsClient sqs = app.bean("sqsClient", SqsClient.class);
+        String url = sqs.getQueueUrl(b -> b.queueName(queue)).queueUrl();
+        var attributes = sqs.getQueueAttributes(b -> b.queueUrl(url).attributeNames(
+                QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES,
+                QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE,
+                QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_DELAYED)).attributes();
+        return attributes.values().stream().mapToLong(Long::parseLong).sum();
     }
 
     /**
