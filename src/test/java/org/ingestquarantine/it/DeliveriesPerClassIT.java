@@ -4,12 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import org.ingestquarantine.failure.ErrorClass;
-import org.ingestquarantine.failure.RedeliveryPolicies;
-import org.ingestquarantine.quarantine.QuarantineAttempt;
-import org.ingestquarantine.quarantine.QuarantineRecord;
 import org.ingestquarantine.testsupport.Corpus;
 import org.ingestquarantine.testsupport.TestPipeline;
 import org.junit.jupiter.api.Test;
@@ -24,7 +20,6 @@ import org.junit.jupiter.api.io.TempDir;
 class DeliveriesPerClassIT {
 
     private static final Duration WAIT = Duration.ofSeconds(90);
-    private static final RedeliveryPolicies POLICIES = RedeliveryPolicies.defaults();
 
     @TempDir
     Path data;
@@ -36,7 +31,7 @@ class DeliveriesPerClassIT {
         try (TestPipeline pipeline = TestPipeline.start(data, props)) {
             String key = pipeline.publishFile("it", "long.pdf", Corpus.file("c0041.pdf"));
             assertThat(pipeline.awaitOutcome(key, WAIT)).isEqualTo("quarantined");
-            assertQuarantinedOnce(pipeline, key, "long.pdf", ErrorClass.DOWNSTREAM_CONTRACT, "chunk_too_long");
+            pipeline.assertQuarantinedOnce(key, "it", "long.pdf", ErrorClass.DOWNSTREAM_CONTRACT, "chunk_too_long");
         }
     }
 
@@ -46,22 +41,7 @@ class DeliveriesPerClassIT {
         try (TestPipeline pipeline = TestPipeline.start(data, Map.of("parse.timeout-ms", "1"))) {
             String key = pipeline.publishFile("it", "slow.pdf", Corpus.file("c0007.pdf"));
             assertThat(pipeline.awaitOutcome(key, WAIT)).isEqualTo("quarantined");
-            assertQuarantinedOnce(pipeline, key, "slow.pdf", ErrorClass.RESOURCE_FATAL, "time_limit");
+            pipeline.assertQuarantinedOnce(key, "it", "slow.pdf", ErrorClass.RESOURCE_FATAL, "time_limit");
         }
-    }
-
-    private static void assertQuarantinedOnce(TestPipeline pipeline, String key, String docId, ErrorClass errorClass,
-                                              String reason) {
-        int expected = POLICIES.forClass(errorClass).maxDeliveries();
-        assertThat(pipeline.deliveries(key)).as("deliveries of %s (%s)", docId, errorClass).isEqualTo(expected);
-        QuarantineRecord record = pipeline.store().find("it", docId).orElseThrow();
-        assertThat(record.errorClass()).isEqualTo(errorClass);
-        if (reason != null) {
-            assertThat(record.reasonCode()).isEqualTo(reason);
-        }
-        assertThat(record.attempts()).isEqualTo(1);
-        List<QuarantineAttempt> history = pipeline.store().attempts(record.dlqId());
-        assertThat(history).hasSize(1);
-        assertThat(history.get(0).deliveryCount()).isEqualTo(expected);
     }
 }

@@ -26,12 +26,10 @@ import org.awaitility.Awaitility;
 import org.ingestquarantine.app.Database;
 import org.ingestquarantine.broker.IngestPublisher;
 import org.ingestquarantine.failure.ErrorClass;
-import org.ingestquarantine.failure.RedeliveryPolicies;
 import org.ingestquarantine.ingest.DocumentIndex;
 import org.ingestquarantine.ingest.DocumentState;
 import org.ingestquarantine.ingest.IngestMessage;
 import org.ingestquarantine.metrics.PipelineMetrics;
-import org.ingestquarantine.quarantine.QuarantineAttempt;
 import org.ingestquarantine.quarantine.QuarantineRecord;
 import org.ingestquarantine.quarantine.QuarantineRecorder;
 import org.ingestquarantine.testsupport.Corpus;
@@ -46,7 +44,6 @@ import org.junit.jupiter.api.io.TempDir;
 abstract class BrokerScenarios {
 
     static final Duration WAIT = Duration.ofSeconds(120);
-    static final RedeliveryPolicies POLICIES = RedeliveryPolicies.defaults();
     /** Good documents published behind the poison one. */
     static final int GOOD_BEHIND_POISON = 100;
 
@@ -90,10 +87,10 @@ abstract class BrokerScenarios {
             for (String key : List.of(notPdf, damaged, flaky, opaque)) {
                 assertThat(pipeline.awaitOutcome(key, WAIT)).as(key).isEqualTo("quarantined");
             }
-            assertQuarantinedOnce(pipeline, notPdf, "it", "html.pdf", ErrorClass.PERMANENT_INPUT, "not_pdf");
-            assertQuarantinedOnce(pipeline, damaged, "it", "damaged.pdf", ErrorClass.AMBIGUOUS_PARSE, "parse_error");
-            assertQuarantinedOnce(pipeline, flaky, "it", "flaky.pdf", ErrorClass.TRANSIENT, "http_503");
-            assertQuarantinedOnce(pipeline, opaque, "it", "opaque.pdf", ErrorClass.UNCLASSIFIED, null);
+            pipeline.assertQuarantinedOnce(notPdf, "it", "html.pdf", ErrorClass.PERMANENT_INPUT, "not_pdf");
+            pipeline.assertQuarantinedOnce(damaged, "it", "damaged.pdf", ErrorClass.AMBIGUOUS_PARSE, "parse_error");
+            pipeline.assertQuarantinedOnce(flaky, "it", "flaky.pdf", ErrorClass.TRANSIENT, "http_503");
+            pipeline.assertQuarantinedOnce(opaque, "it", "opaque.pdf", ErrorClass.UNCLASSIFIED, null);
             long quarantined = pipeline.broker().copiesQuarantinedToDeadLetters() ? 4 : 0;
             assertThat(pipeline.broker().deadLettered()).as("the broker's dead letters").isEqualTo(quarantined);
         } finally {
@@ -126,7 +123,7 @@ abstract class BrokerScenarios {
                 assertThat(pipeline.deliveries(key)).as("deliveries of %s", key).isEqualTo(1);
             }
             assertThat(pipeline.awaitOutcome(poison, WAIT)).isEqualTo("quarantined");
-            assertQuarantinedOnce(pipeline, poison, "it", "poison.pdf", ErrorClass.TRANSIENT, "http_503");
+            pipeline.assertQuarantinedOnce(poison, "it", "poison.pdf", ErrorClass.TRANSIENT, "http_503");
             assertThat(pipeline.deliveries(ahead)).as("deliveries of the document ahead").isEqualTo(1);
         } finally {
             unavailable.stop(0);
@@ -158,7 +155,7 @@ abstract class BrokerScenarios {
             String noDocId = publisher.publishRaw("{\"source\":\"it\",\"uri\":\"file:///tmp/x.pdf\"}");
             for (String key : List.of(notJson, noDocId)) {
                 assertThat(pipeline.awaitOutcome(key, WAIT)).isEqualTo("quarantined");
-                QuarantineRecord r = assertQuarantinedOnce(pipeline, key, QuarantineRecorder.INVALID_MESSAGES_SOURCE, key,
+                QuarantineRecord r = pipeline.assertQuarantinedOnce(key, QuarantineRecorder.INVALID_MESSAGES_SOURCE, key,
                         ErrorClass.PERMANENT_INPUT, "invalid_message");
                 assertThat(r.errorMessage()).isNotBlank();
             }
@@ -231,21 +228,5 @@ abstract class BrokerScenarios {
                 return rs.getLong(1);
             }
         }
-    }
-
-    static QuarantineRecord assertQuarantinedOnce(TestPipeline pipeline, String key, String source, String docId,
-                                                  ErrorClass errorClass, String reason) {
-        int expected = POLICIES.forClass(errorClass).maxDeliveries();
-        assertThat(pipeline.deliveries(key)).as("deliveries of %s (%s)", docId, errorClass).isEqualTo(expected);
-        QuarantineRecord record = pipeline.store().find(source, docId).orElseThrow();
-        assertThat(record.errorClass()).isEqualTo(errorClass);
-        if (reason != null) {
-            assertThat(record.reasonCode()).isEqualTo(reason);
-        }
-        assertThat(record.attempts()).isEqualTo(1);
-        List<QuarantineAttempt> history = pipeline.store().attempts(record.dlqId());
-        assertThat(history).hasSize(1);
-        assertThat(history.get(0).deliveryCount()).isEqualTo(expected);
-        return record;
     }
 }

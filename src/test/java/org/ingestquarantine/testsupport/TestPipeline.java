@@ -1,8 +1,11 @@
 package org.ingestquarantine.testsupport;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import io.micrometer.core.instrument.Counter;
 import javax.sql.DataSource;
@@ -13,6 +16,10 @@ import org.ingestquarantine.app.PipelineApp;
 import org.ingestquarantine.broker.IngestPublisher;
 import org.ingestquarantine.ingest.IngestMessage;
 import org.ingestquarantine.metrics.PipelineMetrics;
+import org.ingestquarantine.failure.ErrorClass;
+import org.ingestquarantine.failure.RedeliveryPolicies;
+import org.ingestquarantine.quarantine.QuarantineAttempt;
+import org.ingestquarantine.quarantine.QuarantineRecord;
 import org.ingestquarantine.quarantine.QuarantineStore;
 import org.ingestquarantine.scenarios.BrokerFixture;
 import org.ingestquarantine.scenarios.SqsFixture;
@@ -154,6 +161,34 @@ public final class TestPipeline implements AutoCloseable {
      */
     public int deliveries(String deliveryKey) {
         return broker.deliveries(deliveryKey);
+    }
+
+    /**
+     * Asserts that a message was delivered exactly its class's {@code retries + 1} times (counted outside
+     * the pipeline), then recorded once: one quarantine row, attempts 1, one history row whose delivery
+     * count is that same number.
+     *
+     * @param key the message's delivery key
+     * @param source the record's source
+     * @param docId the record's doc id
+     * @param errorClass the expected class
+     * @param reason the expected reason code, or {@code null} to accept any
+     * @return the record
+     */
+    public QuarantineRecord assertQuarantinedOnce(String key, String source, String docId, ErrorClass errorClass,
+                                                  String reason) {
+        int expected = RedeliveryPolicies.defaults().forClass(errorClass).maxDeliveries();
+        assertThat(deliveries(key)).as("deliveries of %s (%s)", docId, errorClass).isEqualTo(expected);
+        QuarantineRecord record = store().find(source, docId).orElseThrow();
+        assertThat(record.errorClass()).isEqualTo(errorClass);
+        if (reason != null) {
+            assertThat(record.reasonCode()).isEqualTo(reason);
+        }
+        assertThat(record.attempts()).isEqualTo(1);
+        List<QuarantineAttempt> history = store().attempts(record.dlqId());
+        assertThat(history).hasSize(1);
+        assertThat(history.get(0).deliveryCount()).isEqualTo(expected);
+        return record;
     }
 
     @Override
