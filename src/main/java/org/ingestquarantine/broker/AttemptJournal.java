@@ -87,13 +87,27 @@ public final class AttemptJournal {
     /**
      * Records the stage an open attempt has reached (e.g. {@code fetch}, {@code parse}, {@code index}).
      *
+     * <p>The mark commits asynchronously ({@code synchronous_commit = off} for this one statement's
+     * transaction, so one round trip and no WAL flush wait): it is visible to every reader at once and
+     * survives a consumer that dies, but a crash of the PostgreSQL server itself may lose the marks of the
+     * last few hundred milliseconds, leaving an open attempt with an earlier stage. The stage is only the
+     * explanation of a death; what the guarantees rest on stays synchronous: {@link #open} commits before
+     * any work, {@link #close} commits before the message is acknowledged (and its WAL flush also flushes
+     * every earlier mark).
+     *
      * @param attemptId an id from {@link #open}
      * @param stage the stage name
      * @throws java.util.NoSuchElementException if there is no such attempt
      * @throws JournalWriteException if the database fails
      */
     public void stage(long attemptId, String stage) {
-        update(attemptId, "UPDATE attempt_journal SET stage = ?, stage_at = ? WHERE attempt_id = ?", stage);
+        // set_config(..., true) lasts until the end of the statement's own (autocommit) transaction, whose
+        // commit is the one it relaxes; the CTE is referenced so that it runs
+        update(attemptId, """
+                WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true))
+                UPDATE attempt_journal SET stage = ?, stage_at = ?
+                WHERE attempt_id = ? AND EXISTS (SELECT 1 FROM relaxed)
+                """, stage);
     }
 
     /**

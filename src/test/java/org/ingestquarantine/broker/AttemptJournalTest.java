@@ -62,6 +62,20 @@ class AttemptJournalTest extends PostgresTestBase {
     }
 
     @Test
+    void shouldRelaxOnlyTheStageMarksOwnCommit() throws Exception {
+        long id = journal.open("k4", "folder", "d.pdf", 1);
+        journal.stage(id, "parse");
+
+        assertThat(journal.deaths("k4")).isEqualTo(new Deaths(1, "parse", T0));
+        // set_config(..., true) ended with the mark's transaction: the next user of the connection commits synchronously
+        try (java.sql.Connection c = dataSource().getConnection(); java.sql.Statement s = c.createStatement();
+             java.sql.ResultSet rs = s.executeQuery("SHOW synchronous_commit")) {
+            rs.next();
+            assertThat(rs.getString(1)).isEqualTo("on");
+        }
+    }
+
+    @Test
     void shouldRejectUnknownAttemptsAndOutcomes() {
         assertThatThrownBy(() -> journal.close(999, AttemptOutcome.INDEXED)).isInstanceOf(NoSuchElementException.class);
         long id = journal.open("k3", null, null, 1);
