@@ -84,8 +84,10 @@ class QuarantineWriteFailureIT {
             postgres.start();
 
             assertThat(pipeline.awaitOutcome(key, WAIT)).isEqualTo("quarantined");
+            // not acknowledged after the failed write, so delivered again: either during the outage (then held
+            // at the consumer's entrance until the database answered) or after it
             assertThat(pipeline.deliveries(key)).as("the message came back after the failed write")
-                    .isGreaterThan(deliveriesWhileDown);
+                    .isGreaterThanOrEqualTo(2).isGreaterThanOrEqualTo(deliveriesWhileDown);
             QuarantineRecord record = pipeline.store().find("it", "html.pdf").orElseThrow();
             assertThat(record.errorClass()).isEqualTo(ErrorClass.PERMANENT_INPUT);
             assertThat(record.reasonCode()).isEqualTo("not_pdf");
@@ -197,16 +199,9 @@ class QuarantineWriteFailureIT {
         }
     }
 
-    /** @return the embedded profile's consumer URI with {@link #VISIBILITY_SECONDS} as its visibility timeout */
-    private static Map<String, String> longVisibility() throws IOException {
-        Properties embedded = new Properties();
-        try (InputStream in = QuarantineWriteFailureIT.class.getResourceAsStream("/application-embedded.properties")) {
-            embedded.load(in);
-        }
-        String uri = embedded.getProperty("ingest.from-uri");
-        String longer = uri.replaceFirst("visibilityTimeout=\\d+", "visibilityTimeout=" + VISIBILITY_SECONDS);
-        assertThat(longer).as("consumer URI with a visibility timeout").isNotEqualTo(uri);
-        return Map.of("ingest.from-uri", longer);
+    /** @return the property that gives the embedded consumer {@link #VISIBILITY_SECONDS} of visibility timeout */
+    private static Map<String, String> longVisibility() {
+        return Map.of("sqs.visibility-timeout-s", Integer.toString(VISIBILITY_SECONDS));
     }
 
     private static long count(DataSource db, String sql) throws SQLException {
