@@ -17,6 +17,12 @@ import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
  */
 public final class SqsFixture implements BrokerFixture {
 
+    /**
+     * The consumer's visibility timeout in the scenarios, seconds: beyond any scenario's waits, so a message
+     * that only comes back because its visibility ran out (instead of being released) fails the scenario.
+     */
+    static final int VISIBILITY_SECONDS = 900;
+
     private SqsReceiveCounter counter;
     private int port;
 
@@ -37,6 +43,7 @@ public final class SqsFixture implements BrokerFixture {
         Map<String, String> p = new HashMap<>();
         p.put("sqs.port", Integer.toString(port));
         p.put("sqs.endpoint-url", counter.endpoint().toString());
+        p.put("sqs.visibility-timeout-s", Integer.toString(VISIBILITY_SECONDS));
         return p;
     }
 
