@@ -32,7 +32,9 @@ import org.ingestquarantine.ingest.IngestMessage;
 import org.ingestquarantine.metrics.PipelineMetrics;
 import org.ingestquarantine.quarantine.QuarantineRecord;
 import org.ingestquarantine.quarantine.QuarantineRecorder;
+import org.ingestquarantine.testsupport.ConsumerProcess;
 import org.ingestquarantine.testsupport.Corpus;
+import org.ingestquarantine.testsupport.LongPdf;
 import org.ingestquarantine.testsupport.TestPipeline;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -48,6 +50,8 @@ abstract class BrokerScenarios {
     static final int GOOD_BEHIND_POISON = 100;
     /** How long the quarantine database stays down in the outage scenario (issue 4: 30 s). */
     static final Duration DB_OUTAGE = Duration.ofSeconds(30);
+    /** Pages of the document the consumer is killed on: long enough to be caught in work. */
+    static final int SLOW_PAGES = 300;
 
     static final Path SAMPLES = Path.of("samples", "pdfs");
     static final List<String> TEXT_SAMPLES = List.of("01-text-one-page.pdf", "02-text-three-pages.pdf",
@@ -173,6 +177,40 @@ abstract class BrokerScenarios {
     }
 
     /**
+     * DESIGN.md §8.1 under kill -9: the production consumer, in its own JVM, is killed with documents in
+     * flight; a new consumer settles every message once, and nothing is lost or recorded twice.
+     */
+    @Test
+    void shouldLoseNothingWhenTheConsumerIsKilledMidRun() throws Exception {
+        Path log = Files.createDirectories(Path.of("target")).resolve("consumer-killed-" + getClass().getSimpleName() + ".log");
+        Files.deleteIfExists(log);
+        Path slow = LongPdf.write(Files.createDirectories(data.resolve("docs")).resolve("slow.pdf"), SLOW_PAGES);
+        try (TestPipeline pipeline = TestPipeline.startIdle(data.resolve("app"), fixture())) {
+            Batch batch = Batch.publish(pipeline, "kill", slow);
+            Path consumerData = data.resolve("consumer");
+            try (ConsumerProcess consumer = pipeline.startConsumerProcess(consumerData, log)) {
+                Awaitility.await("the slow document in work").atMost(WAIT).pollInterval(Duration.ofMillis(20))
+                        .until(() -> count(pipeline, "SELECT count(*) FROM attempt_journal WHERE source = ? AND doc_id = 'slow.pdf'"
+                                + " AND closed_at IS NULL AND stage IN ('parse', 'chunk', 'embed')", "kill") == 1);
+                consumer.kill9();
+            }
+            long deaths = openAttempts(pipeline, "kill");
+            assertThat(deaths).as("attempts the kill cut short").isPositive();
+            assertThat(batch.settled(pipeline)).as("the kill must come mid-run").isLessThan(batch.sent());
+
+            try (ConsumerProcess consumer = pipeline.startConsumerProcess(consumerData, log)) {
+                Awaitility.await("every message settled by the next consumer").atMost(WAIT).pollInterval(Duration.ofMillis(200))
+                        .until(() -> batch.settled(pipeline) >= batch.sent());
+                IngestPublisher publisher = pipeline.app().bean("ingestPublisher", IngestPublisher.class);
+                Awaitility.await("every message acknowledged").atMost(WAIT).until(() -> publisher.pending() == 0);
+                assertThat(consumer.terminate()).as("exit code after SIGTERM").isZero();
+            }
+            batch.assertEachRecordedOnce(pipeline);
+            assertThat(openAttempts(pipeline, "kill")).as("attempts left open: only those the kill cut short").isEqualTo(deaths);
+        }
+    }
+
+    /**
      * A small mixed batch: good text PDFs and not-PDF / encrypted ones (permanent_input), interleaved.
      *
      * @param source the source they are published under
@@ -184,13 +222,21 @@ abstract class BrokerScenarios {
         static final int GOOD = 10;
         static final List<String> BAD = List.of("09-not-pdf-html.pdf", "06-encrypted-user-password.pdf");
 
-        /** Publishes {@value #GOOD} good documents with the {@link #BAD} ones among them. */
-        static Batch publish(TestPipeline pipeline, String source) {
+        /**
+         * Publishes {@value #GOOD} good documents with the {@link #BAD} ones among them, and the further good
+         * ones given (doc id: their file name) in the middle.
+         */
+        static Batch publish(TestPipeline pipeline, String source, Path... moreGood) {
             Map<String, String> good = new LinkedHashMap<>();
             Map<String, String> bad = new LinkedHashMap<>();
             for (int i = 0; i < GOOD; i++) {
                 String docId = "good-" + i + ".pdf";
                 good.put(pipeline.publishFile(source, docId, SAMPLES.resolve(TEXT_SAMPLES.get(i % TEXT_SAMPLES.size()))), docId);
+                if (i == GOOD / 2) {
+                    for (Path file : moreGood) {
+                        good.put(pipeline.publishFile(source, file.getFileName().toString(), file), file.getFileName().toString());
+                    }
+                }
                 if (i % (GOOD / BAD.size()) == 1) {
                     String file = BAD.get(bad.size());
                     bad.put(pipeline.publishFile(source, "bad-" + file, SAMPLES.resolve(file)), "bad-" + file);
