@@ -35,6 +35,21 @@ public interface BrokerFixture extends AutoCloseable {
      */
     long deadLettered() throws Exception;
 
+    /** @return the profile a consumer in its own JVM runs against this broker; default {@link #profile()} */
+    default String externalProfile() {
+        return profile();
+    }
+
+    /**
+     * Called after {@link #start()}, while the pipeline started on this fixture runs (it may own the broker,
+     * as the embedded profile owns ElasticMQ).
+     *
+     * @return properties that point a consumer in its own JVM ({@link #externalProfile()}) at this broker,
+     *     which stays up when that consumer is killed
+     * @throws Exception when they cannot be worked out
+     */
+    Map<String, String> externalConsumerProperties() throws Exception;
+
     /** @return whether {@link #restartBroker()} is supported (false: restart scenarios are skipped) */
     default boolean canRestart() {
         return false;

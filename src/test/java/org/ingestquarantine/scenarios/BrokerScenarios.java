@@ -23,7 +23,7 @@ import org.apache.pdfbox.pdmodel.PDPageContentStream;
 import org.apache.pdfbox.pdmodel.font.PDType1Font;
 import org.apache.pdfbox.pdmodel.font.Standard14Fonts;
 import org.awaitility.Awaitility;
-import org.ingestquarantine.app.Database;
+import org.ingestquarantine.app.EmbeddedPostgresService;
 import org.ingestquarantine.broker.IngestPublisher;
 import org.ingestquarantine.failure.ErrorClass;
 import org.ingestquarantine.ingest.DocumentIndex;
@@ -32,7 +32,9 @@ import org.ingestquarantine.ingest.IngestMessage;
 import org.ingestquarantine.metrics.PipelineMetrics;
 import org.ingestquarantine.quarantine.QuarantineRecord;
 import org.ingestquarantine.quarantine.QuarantineRecorder;
+import org.ingestquarantine.testsupport.ConsumerProcess;
 import org.ingestquarantine.testsupport.Corpus;
+import org.ingestquarantine.testsupport.LongPdf;
 import org.ingestquarantine.testsupport.TestPipeline;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -46,6 +48,10 @@ abstract class BrokerScenarios {
     static final Duration WAIT = Duration.ofSeconds(120);
     /** Good documents published behind the poison one. */
     static final int GOOD_BEHIND_POISON = 100;
+    /** How long the quarantine database stays down in the outage scenario (issue 4: 30 s). */
+    static final Duration DB_OUTAGE = Duration.ofSeconds(30);
+    /** Pages of the document the consumer is killed on: long enough to be caught in work. */
+    static final int SLOW_PAGES = 300;
 
     static final Path SAMPLES = Path.of("samples", "pdfs");
     static final List<String> TEXT_SAMPLES = List.of("01-text-one-page.pdf", "02-text-three-pages.pdf",
@@ -130,6 +136,152 @@ abstract class BrokerScenarios {
         }
     }
 
+    /**
+     * DESIGN.md §8.1 under a database outage: the embedded PostgreSQL stops for {@link #DB_OUTAGE} with a
+     * batch in flight. While it is down nothing is settled and nothing reaches the broker's dead letters;
+     * once it is back every message has exactly one outcome, recorded once.
+     */
+    @Test
+    void shouldRecordEveryMessageOnceWhenTheDatabaseIsDownMidRun() throws Exception {
+        try (TestPipeline pipeline = TestPipeline.start(data, fixture(), Map.of())) {
+            Batch batch = Batch.publish(pipeline, "outage");
+            EmbeddedPostgresService postgres = pipeline.postgres();
+
+            Awaitility.await("first outcomes").atMost(WAIT).pollInterval(Duration.ofMillis(20))
+                    .until(() -> pipeline.settlements() >= 2);
+            postgres.stop();
+            long settledBeforeOutage = pipeline.settlements();
+            assertThat(settledBeforeOutage).as("the outage must catch messages in flight").isLessThan(batch.sent());
+            long deadLetteredBeforeOutage = pipeline.broker().deadLettered();
+            Awaitility.await("nothing settled or dead-lettered while the database is down").during(DB_OUTAGE)
+                    .atMost(DB_OUTAGE.plusSeconds(30)).pollInterval(Duration.ofSeconds(1))
+                    .until(() -> pipeline.settlements() == settledBeforeOutage
+                            && pipeline.broker().deadLettered() == deadLetteredBeforeOutage);
+            postgres.start();
+
+            for (String key : batch.good().keySet()) {
+                assertThat(pipeline.awaitOutcome(key, WAIT)).as(batch.good().get(key)).isEqualTo("indexed");
+            }
+            for (String key : batch.bad().keySet()) {
+                assertThat(pipeline.awaitOutcome(key, WAIT)).as(batch.bad().get(key)).isEqualTo("quarantined");
+            }
+            assertThat(pipeline.settlements()).as("every message settled exactly once").isEqualTo(batch.sent());
+            assertThat(openAttempts(pipeline, "outage")).as("attempts left open, i.e. counted as deaths").isZero();
+            batch.assertEachRecordedOnce(pipeline);
+            for (String docId : batch.bad().values()) {
+                QuarantineRecord r = pipeline.store().find("outage", docId).orElseThrow();
+                assertThat(r.attempts()).as("attempts of %s", docId).isEqualTo(1);
+                assertThat(pipeline.store().attempts(r.dlqId())).as("history of %s", docId).hasSize(1);
+            }
+        }
+    }
+
+    /**
+     * DESIGN.md §8.1 under kill -9: the production consumer, in its own JVM, is killed with documents in
+     * flight; a new consumer settles every message once, and nothing is lost or recorded twice.
+     */
+    @Test
+    void shouldLoseNothingWhenTheConsumerIsKilledMidRun() throws Exception {
+        Path log = Files.createDirectories(Path.of("target")).resolve("consumer-killed-" + getClass().getSimpleName() + ".log");
+        Files.deleteIfExists(log);
+        Path slow = LongPdf.write(Files.createDirectories(data.resolve("docs")).resolve("slow.pdf"), SLOW_PAGES);
+        try (TestPipeline pipeline = TestPipeline.startIdle(data.resolve("app"), fixture())) {
+            Batch batch = Batch.publish(pipeline, "kill", slow);
+            Path consumerData = data.resolve("consumer");
+            try (ConsumerProcess consumer = pipeline.startConsumerProcess(consumerData, log)) {
+                Awaitility.await("the slow document in work").atMost(WAIT).pollInterval(Duration.ofMillis(20))
+                        .until(() -> count(pipeline, "SELECT count(*) FROM attempt_journal WHERE source = ? AND doc_id = 'slow.pdf'"
+                                + " AND closed_at IS NULL AND stage IN ('parse', 'chunk', 'embed')", "kill") == 1);
+                consumer.kill9();
+            }
+            long deaths = openAttempts(pipeline, "kill");
+            assertThat(deaths).as("attempts the kill cut short").isPositive();
+            assertThat(batch.settled(pipeline)).as("the kill must come mid-run").isLessThan(batch.sent());
+
+            try (ConsumerProcess consumer = pipeline.startConsumerProcess(consumerData, log)) {
+                Awaitility.await("every message settled by the next consumer").atMost(WAIT).pollInterval(Duration.ofMillis(200))
+                        .until(() -> batch.settled(pipeline) >= batch.sent());
+                IngestPublisher publisher = pipeline.app().bean("ingestPublisher", IngestPublisher.class);
+                Awaitility.await("every message acknowledged").atMost(WAIT).until(() -> publisher.pending() == 0);
+                // stopped hard: the clean SIGTERM exit is pinned once, by it.ConsumerKilledIT
+            }
+            batch.assertEachRecordedOnce(pipeline);
+            assertThat(openAttempts(pipeline, "kill")).as("attempts left open: only those the kill cut short").isEqualTo(deaths);
+        }
+    }
+
+    /**
+     * A small mixed batch: good text PDFs and not-PDF / encrypted ones (permanent_input), interleaved.
+     *
+     * @param source the source they are published under
+     * @param good delivery key to doc id of the good documents
+     * @param bad delivery key to doc id of the bad ones
+     */
+    record Batch(String source, Map<String, String> good, Map<String, String> bad) {
+
+        static final int GOOD = 10;
+        static final List<String> BAD = List.of("09-not-pdf-html.pdf", "06-encrypted-user-password.pdf");
+
+        /**
+         * Publishes {@value #GOOD} good documents with the {@link #BAD} ones among them, and the further good
+         * ones given (doc id: their file name) in the middle.
+         */
+        static Batch publish(TestPipeline pipeline, String source, Path... moreGood) {
+            Map<String, String> good = new LinkedHashMap<>();
+            Map<String, String> bad = new LinkedHashMap<>();
+            for (int i = 0; i < GOOD; i++) {
+                String docId = "good-" + i + ".pdf";
+                good.put(pipeline.publishFile(source, docId, SAMPLES.resolve(TEXT_SAMPLES.get(i % TEXT_SAMPLES.size()))), docId);
+                if (i == GOOD / 2) {
+                    for (Path file : moreGood) {
+                        good.put(pipeline.publishFile(source, file.getFileName().toString(), file), file.getFileName().toString());
+                    }
+                }
+                if (i % (GOOD / BAD.size()) == 1) {
+                    String file = BAD.get(bad.size());
+                    bad.put(pipeline.publishFile(source, "bad-" + file, SAMPLES.resolve(file)), "bad-" + file);
+                }
+            }
+            return new Batch(source, good, bad);
+        }
+
+        int sent() {
+            return good.size() + bad.size();
+        }
+
+        /** @return documents of this batch indexed or quarantined so far, read from the tables */
+        long settled(TestPipeline pipeline) throws Exception {
+            return searchable(pipeline, source) + quarantineRows(pipeline, source);
+        }
+
+        /**
+         * Counted in the tables and at the broker, outside the pipeline: sent = indexed + quarantined, every
+         * good document searchable once with all its chunks, one quarantine row per bad one, and nothing in
+         * the broker's dead letters beyond the copies its fixture says it keeps.
+         */
+        void assertEachRecordedOnce(TestPipeline pipeline) throws Exception {
+            assertThat(settled(pipeline)).as("indexed + quarantined")
+                    .isEqualTo(sent());
+            DocumentIndex index = pipeline.app().bean("documentIndex", DocumentIndex.class);
+            for (String docId : good.values()) {
+                assertThat(index.state(source, docId)).as(docId).contains(DocumentState.SEARCHABLE);
+                assertThat(pipeline.store().find(source, docId)).as("quarantine row of %s", docId).isEmpty();
+            }
+            assertThat(count(pipeline, "SELECT count(*) FROM documents WHERE source = ?", source))
+                    .as("document rows").isEqualTo(good.size());
+            assertThat(chunksVersusChunkCount(pipeline, source)).as("documents whose chunk rows differ from chunk_count").isEmpty();
+            for (String docId : bad.values()) {
+                assertThat(pipeline.store().find(source, docId)).as(docId).get()
+                        .extracting(QuarantineRecord::errorClass).isEqualTo(ErrorClass.PERMANENT_INPUT);
+            }
+            assertThat(quarantineRows(pipeline, source)).as("one row per bad document").isEqualTo(bad.size());
+            long copies = pipeline.broker().copiesQuarantinedToDeadLetters() ? bad.size() : 0;
+            Awaitility.await("the broker's dead letters").atMost(WAIT).pollInterval(Duration.ofMillis(500))
+                    .until(() -> pipeline.broker().deadLettered() >= copies);
+            assertThat(pipeline.broker().deadLettered()).as("the broker's dead letters").isEqualTo(copies);
+        }
+    }
+
     /** Writes a one-page PDF whose only text names {@code n}. */
     static Path tinyPdf(Path file, int n) throws IOException {
         try (PDDocument doc = new PDDocument()) {
@@ -195,7 +347,7 @@ abstract class BrokerScenarios {
             for (String docId : good.values()) {
                 assertThat(index.state("restart", docId)).as(docId).contains(DocumentState.SEARCHABLE);
             }
-            assertThat(chunksVersusChunkCount(pipeline)).as("documents whose chunk rows differ from chunk_count").isEmpty();
+            assertThat(chunksVersusChunkCount(pipeline, "restart")).as("documents whose chunk rows differ from chunk_count").isEmpty();
             for (String docId : poison.values()) {
                 QuarantineRecord r = pipeline.store().find("restart", docId).orElseThrow();
                 assertThat(r.errorClass()).isEqualTo(ErrorClass.PERMANENT_INPUT);
@@ -205,23 +357,38 @@ abstract class BrokerScenarios {
         }
     }
 
-    /** @return doc ids of source {@code restart} whose stored chunk rows differ from documents.chunk_count */
-    private static List<String> chunksVersusChunkCount(TestPipeline pipeline) throws Exception {
-        String sql = "SELECT d.doc_id FROM documents d WHERE d.source = 'restart' AND d.chunk_count <> "
-                + "(SELECT count(*) FROM chunks c WHERE c.source = d.source AND c.doc_id = d.doc_id)";
+    /** @return doc ids of {@code source} whose stored chunk rows differ from documents.chunk_count, or have none */
+    private static List<String> chunksVersusChunkCount(TestPipeline pipeline, String source) throws Exception {
+        String sql = "SELECT d.doc_id FROM documents d WHERE d.source = ? AND (d.chunk_count = 0 OR d.chunk_count <> "
+                + "(SELECT count(*) FROM chunks c WHERE c.source = d.source AND c.doc_id = d.doc_id))";
         List<String> wrong = new ArrayList<>();
-        try (Connection c = pipeline.app().bean("database", Database.class).dataSource().getConnection();
-             ResultSet rs = c.createStatement().executeQuery(sql)) {
-            while (rs.next()) {
-                wrong.add(rs.getString(1));
+        try (Connection c = pipeline.dataSource().getConnection(); PreparedStatement s = c.prepareStatement(sql)) {
+            s.setString(1, source);
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    wrong.add(rs.getString(1));
+                }
             }
         }
         return wrong;
     }
 
     private static long quarantineRows(TestPipeline pipeline, String source) throws Exception {
-        try (Connection c = pipeline.app().bean("database", Database.class).dataSource().getConnection();
-             PreparedStatement s = c.prepareStatement("SELECT count(*) FROM quarantine WHERE source = ?")) {
+        return count(pipeline, "SELECT count(*) FROM quarantine WHERE source = ?", source);
+    }
+
+    private static long searchable(TestPipeline pipeline, String source) throws Exception {
+        return count(pipeline, "SELECT count(*) FROM documents WHERE source = ? AND state = 'searchable'", source);
+    }
+
+    /** @return attempts started and not (yet) closed: in flight, or cut short by a death */
+    private static long openAttempts(TestPipeline pipeline, String source) throws Exception {
+        return count(pipeline, "SELECT count(*) FROM attempt_journal WHERE source = ? AND closed_at IS NULL", source);
+    }
+
+    /** @return the single number {@code sql} selects, with {@code source} as its one parameter */
+    private static long count(TestPipeline pipeline, String sql, String source) throws Exception {
+        try (Connection c = pipeline.dataSource().getConnection(); PreparedStatement s = c.prepareStatement(sql)) {
             s.setString(1, source);
             try (ResultSet rs = s.executeQuery()) {
                 rs.next();

@@ -1,10 +1,13 @@
 package org.ingestquarantine.scenarios;
 
+import java.io.IOException;
+import java.io.InputStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.apache.camel.component.kafka.serde.ToStringKafkaHeaderDeserializer;
 import org.apache.kafka.clients.admin.Admin;
@@ -30,6 +33,9 @@ public final class KafkaFixture implements BrokerFixture {
     public static final String TOPIC = "ingest";
     /** The dead-letter topic, as in broker-configs/kafka/ingest.dlq.properties. */
     public static final String DLQ_TOPIC = "ingest.dlq";
+
+    /** The external consumer's session timeout, ms: the broker's smallest (group.min.session.timeout.ms). */
+    static final int EXTERNAL_SESSION_TIMEOUT_MS = 6000;
 
     private final Integer ingestPartitions;
     private KafkaKraftBroker kafka;
@@ -67,6 +73,21 @@ public final class KafkaFixture implements BrokerFixture {
         p.put("kafka.bootstrap-servers", kafka.bootstrapServers());
         p.put("kafka.consumer-interceptors", KafkaDeliveryCounter.class.getName());
         return p;
+    }
+
+    /**
+     * The profile's consumer URI with a session timeout of {@value #EXTERNAL_SESSION_TIMEOUT_MS} ms: a killed
+     * consumer never leaves its group, so its partitions go to the next one only when its session expires.
+     */
+    @Override
+    public Map<String, String> externalConsumerProperties() throws IOException {
+        Properties profile = new Properties();
+        try (InputStream in = KafkaFixture.class.getResourceAsStream("/application-kafka.properties")) {
+            profile.load(in);
+        }
+        return Map.of("kafka.bootstrap-servers", kafka.bootstrapServers(),
+                "ingest.from-uri", profile.getProperty("ingest.from-uri")
+                        + "&sessionTimeoutMs=" + EXTERNAL_SESSION_TIMEOUT_MS + "&heartbeatIntervalMs=1000");
     }
 
     /** @return the running broker */

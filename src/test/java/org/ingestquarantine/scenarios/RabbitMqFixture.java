@@ -48,6 +48,11 @@ public final class RabbitMqFixture implements BrokerFixture {
         return Map.of("rabbitmq.uri", rabbit.amqpUri());
     }
 
+    @Override
+    public Map<String, String> externalConsumerProperties() {
+        return Map.of("rabbitmq.uri", rabbit.amqpUri());
+    }
+
     /** @return the broker, for tests that publish or count on their own */
     public RabbitMqBroker broker() {
         return rabbit;

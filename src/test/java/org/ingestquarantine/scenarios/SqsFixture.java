@@ -17,6 +17,17 @@ import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
  */
 public final class SqsFixture implements BrokerFixture {
 
+    /**
+     * The consumer's visibility timeout in the scenarios, seconds: beyond any scenario's waits, so a message
+     * that only comes back because its visibility ran out (instead of being released) fails the scenario.
+     */
+    static final int VISIBILITY_SECONDS = 900;
+    /**
+     * The visibility timeout of a consumer in its own JVM, seconds: what a killed consumer had received
+     * (its long poll may still receive after the kill) is visible again after this long.
+     */
+    static final int EXTERNAL_VISIBILITY_SECONDS = 15;
+
     private SqsReceiveCounter counter;
     private int port;
 
@@ -37,6 +48,29 @@ public final class SqsFixture implements BrokerFixture {
         Map<String, String> p = new HashMap<>();
         p.put("sqs.port", Integer.toString(port));
         p.put("sqs.endpoint-url", counter.endpoint().toString());
+        p.put("sqs.visibility-timeout-s", Integer.toString(VISIBILITY_SECONDS));
+        return p;
+    }
+
+    /** @return sqs: the production profile, on this fixture's ElasticMQ through an endpoint override */
+    @Override
+    public String externalProfile() {
+        return "sqs";
+    }
+
+    /**
+     * The consumer reaches ElasticMQ through the receive counter, with fixed credentials as system
+     * properties (the AWS SDK's default chain reads them) and a visibility timeout of
+     * {@value #EXTERNAL_VISIBILITY_SECONDS} s, so what a killed consumer had received comes back soon.
+     */
+    @Override
+    public Map<String, String> externalConsumerProperties() {
+        Map<String, String> p = new HashMap<>();
+        p.put("sqs.endpoint-url", counter.endpoint().toString());
+        p.put("sqs.region", Region.US_EAST_1.id());
+        p.put("aws.accessKeyId", "x");
+        p.put("aws.secretAccessKey", "x");
+        p.put("sqs.visibility-timeout-s", Integer.toString(EXTERNAL_VISIBILITY_SECONDS));
         return p;
     }
 

@@ -60,12 +60,7 @@ public final class TestPipeline implements AutoCloseable {
      */
     public static TestPipeline start(Path dataDir, BrokerFixture broker, Map<String, String> extra) throws Exception {
         Map<String, String> p = new HashMap<>(broker.start());
-        for (String c : new String[] {"transient", "ambiguous_parse", "resource_fatal", "unclassified"}) {
-            p.put("failure." + c + ".backoff-initial-ms", "100");
-            p.put("failure." + c + ".backoff-max-ms", "200");
-        }
-        p.put("parse.pool-size", "1");
-        p.put("db.probe-interval-ms", "200");
+        p.putAll(testDefaults());
         p.putAll(extra);
         try {
             return new TestPipeline(PipelineApp.start(broker.profile(), dataDir, p), broker);
@@ -73,6 +68,51 @@ public final class TestPipeline implements AutoCloseable {
             broker.close();
             throw e;
         }
+    }
+
+    /**
+     * @param dataDir a fresh folder for this pipeline's database and objects
+     * @param broker the broker; started here, closed with the pipeline
+     * @return the pipeline started with no route consuming: it holds the database, the publisher and (for
+     *     the embedded profile) the queue, for consumers in their own JVMs ({@link #startConsumerProcess})
+     * @throws Exception when it cannot start
+     */
+    public static TestPipeline startIdle(Path dataDir, BrokerFixture broker) throws Exception {
+        return start(dataDir, broker, Map.of("camel.main.auto-startup", "false"));
+    }
+
+    /** @return short back-offs and one parser worker, so that a class's whole budget is spent within seconds */
+    private static Map<String, String> testDefaults() {
+        Map<String, String> p = new HashMap<>();
+        for (String c : new String[] {"transient", "ambiguous_parse", "resource_fatal", "unclassified"}) {
+            p.put("failure." + c + ".backoff-initial-ms", "100");
+            p.put("failure." + c + ".backoff-max-ms", "200");
+        }
+        p.put("parse.pool-size", "1");
+        p.put("db.probe-interval-ms", "200");
+        return p;
+    }
+
+    /**
+     * Starts the production consumer ({@code run --profile}) in its own JVM on this pipeline's broker and
+     * database, with the test defaults; killing it leaves both running here.
+     *
+     * @param dataDir its data folder
+     * @param log where its output goes (appended)
+     * @return the started process
+     * @throws Exception when it cannot be started
+     */
+    public ConsumerProcess startConsumerProcess(Path dataDir, Path log) throws Exception {
+        Map<String, String> p = new HashMap<>(testDefaults());
+        p.putAll(broker.externalConsumerProperties());
+        EmbeddedPostgresService pg = postgres();
+        p.put("db.mode", "external");
+        p.put("db.url", pg.jdbcUrl());
+        p.put("db.user", pg.user());
+        p.put("db.password", pg.password());
+        p.put("iq.routes-dir", Path.of("routes").toAbsolutePath().toString());
+        p.put("iq.broker-configs-dir", Path.of("broker-configs").toAbsolutePath().toString());
+        return ConsumerProcess.start(broker.externalProfile(), dataDir, p, Map.of(), log);
     }
 
     /** @return the application */
