@@ -13,7 +13,9 @@ import org.slf4j.LoggerFactory;
  * Benchmark, not a test: per-document parse latency of a warm {@link WorkerPoolParser} against
  * {@link InProcessPdfParser}, over the PDFs of a folder that parse successfully. Reports the median (and
  * 90th percentile) over documents of the ratio pool time / in-process time, each time being the median
- * of several rounds. Run with {@code bench/parse-bench [folder] [rounds]}.
+ * of several rounds. Both sides use the same {@link ParseLimits}, run with logging off, are timed in
+ * alternating order and are warmed up until every JVM involved has parsed each document
+ * {@value #WARM_UP_ROUNDS} times. Run with {@code bench/parse-bench [folder] [rounds]}.
  */
 public final class ParseBench {
 
@@ -25,15 +27,18 @@ public final class ParseBench {
     public static void main(String[] args) throws Exception {
         Path folder = Path.of(args.length > 0 ? args[0] : "../shared/corpus/pdfs");
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 5;
-        if (LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME) instanceof ch.qos.logback.classic.Logger root) {
-            root.setLevel(ch.qos.logback.classic.Level.OFF); // workers discard their stderr
-        }
-        InProcessPdfParser inProcess = new InProcessPdfParser();
+        silenceLogging();
+        ParseLimits limits = ParseLimits.defaults();
+        InProcessPdfParser inProcess = new InProcessPdfParser(limits);
         List<Path> files = parsable(folder, inProcess);
-        try (WorkerPoolParser pool = new WorkerPoolParser(ParseLimits.defaults())) {
-            for (int i = 0; i < WARM_UP_ROUNDS; i++) {
+        try (WorkerPoolParser pool = new WorkerPoolParser(limits)) {
+            // each worker sees only its share of the documents, so the pool gets poolSize times the rounds:
+            // every worker JVM then runs as many warm-up parses as the in-process parser's JVM
+            for (int i = 0; i < WARM_UP_ROUNDS * limits.poolSize(); i++) {
                 for (Path file : files) {
-                    inProcess.parse(file);
+                    if (i < WARM_UP_ROUNDS) {
+                        inProcess.parse(file);
+                    }
                     pool.parse(file);
                 }
             }
@@ -52,6 +57,18 @@ public final class ParseBench {
                 }
             }
             report(files, local, remote, rounds);
+        }
+    }
+
+    /**
+     * Switches logging off here as the workers do ({@link WorkerMain}): setting the root level alone
+     * leaves the {@code org.apache.pdfbox} logger of logback.xml at ERROR, so the in-process side would
+     * format and print stack traces that the workers never produce.
+     */
+    private static void silenceLogging() {
+        if (LoggerFactory.getILoggerFactory() instanceof ch.qos.logback.classic.LoggerContext context) {
+            context.reset();
+            context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).setLevel(ch.qos.logback.classic.Level.OFF);
         }
     }
 
@@ -89,8 +106,8 @@ public final class ParseBench {
         }
         double[] sortedLocal = Arrays.stream(local).mapToDouble(ParseBench::median).sorted().toArray();
         Arrays.sort(ratios);
-        System.out.printf(Locale.ROOT, "documents: %d (parsed successfully), rounds: %d after %d warm-up rounds%n",
-                files.size(), rounds, WARM_UP_ROUNDS);
+        System.out.printf(Locale.ROOT, "documents: %d (parsed successfully), rounds: %d after %d warm-up rounds "
+                + "(in-process) and %d x pool size (pool)%n", files.size(), rounds, WARM_UP_ROUNDS, WARM_UP_ROUNDS);
         System.out.printf(Locale.ROOT, "in-process median latency: %.2f ms, sum of medians: %.1f ms%n",
                 sortedLocal[sortedLocal.length / 2] / 1e6, localTotal / 1e6);
         System.out.printf(Locale.ROOT, "worker pool sum of medians: %.1f ms (ratio of sums %.3f)%n",
