@@ -74,6 +74,7 @@ public final class EmbeddedPostgresService implements AutoCloseable {
         }
         try {
             Files.createDirectories(dataDirectory);
+            stopLeftover();
             EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
                     .setDataDirectory(dataDirectory)
                     .setCleanDataDirectory(false)
@@ -86,6 +87,45 @@ public final class EmbeddedPostgresService implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("embedded PostgreSQL did not start in " + dataDirectory
                     + (port == 0 ? "" : " on port " + port) + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * A process killed with SIGKILL leaves its embedded server running, holding this folder. The caller
+     * owns the folder (the data folder's lock), so a server still named in {@code postmaster.pid} is that
+     * orphan: it is asked to stop (SIGTERM, PostgreSQL's "smart" shutdown keeps committed data), then
+     * killed if it has not gone within 10 s.
+     */
+    private void stopLeftover() throws IOException {
+        Path pidFile = dataDirectory.resolve("postmaster.pid");
+        if (!Files.isRegularFile(pidFile)) {
+            return;
+        }
+        String first = Files.readAllLines(pidFile).stream().findFirst().orElse("").trim();
+        long pid;
+        try {
+            pid = Long.parseLong(first);
+        } catch (NumberFormatException e) {
+            return;
+        }
+        java.util.Optional<ProcessHandle> orphan = ProcessHandle.of(pid)
+                .filter(ProcessHandle::isAlive)
+                .filter(p -> p.info().command().map(c -> c.endsWith("postgres")).orElse(false));
+        if (orphan.isEmpty()) {
+            return;
+        }
+        org.slf4j.LoggerFactory.getLogger(EmbeddedPostgresService.class)
+                .warn("stopping the embedded PostgreSQL (pid {}) that a killed run left in {}", pid, dataDirectory);
+        ProcessHandle p = orphan.get();
+        p.destroy();
+        try {
+            p.onExit().get(10, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            p.destroyForcibly();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IOException(e.getCause());
         }
     }
 

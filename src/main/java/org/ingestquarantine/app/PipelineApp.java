@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.util.Map;
 import org.apache.camel.CamelContext;
 import org.apache.camel.main.Main;
+import org.slf4j.LoggerFactory;
 
 /**
  * The application: Camel Main with the YAML routes, configured by {@link AppConfiguration} for one
@@ -11,10 +12,15 @@ import org.apache.camel.main.Main;
  */
 public final class PipelineApp implements AutoCloseable {
 
-    private final Main main;
+    /** Profiles shipped with the application (application-<profile>.properties). */
+    public static final java.util.List<String> PROFILES = java.util.List.of("embedded", "sqs", "rabbitmq", "kafka");
 
-    private PipelineApp(Main main) {
+    private final Main main;
+    private final DataDirLock lock;
+
+    private PipelineApp(Main main, DataDirLock lock) {
         this.main = main;
+        this.lock = lock;
     }
 
     /**
@@ -26,9 +32,15 @@ public final class PipelineApp implements AutoCloseable {
      *     {@link DatabaseUnavailableException} in the cause chain
      */
     public static PipelineApp start(String profile, Path dataDir, Map<String, String> overrides) throws Exception {
-        Main main = configure(profile, dataDir, overrides);
-        main.start();
-        return new PipelineApp(main);
+        DataDirLock lock = DataDirLock.acquire(dataDir);
+        try {
+            Main main = configure(profile, dataDir, overrides);
+            main.start();
+            return new PipelineApp(main, lock);
+        } catch (Exception | Error e) {
+            lock.close();
+            throw e;
+        }
     }
 
     /**
@@ -42,16 +54,32 @@ public final class PipelineApp implements AutoCloseable {
      * @throws Exception when start-up fails
      */
     public static void runUntilStopped(String profile, Path dataDir, Map<String, String> overrides) throws Exception {
-        Main main = configure(profile, dataDir, overrides);
+        try (DataDirLock lock = DataDirLock.acquire(dataDir)) {
+            runLocked(configure(profile, dataDir, overrides));
+        }
+    }
+
+    private static void runLocked(Main main) throws Exception {
         // SIGTERM and SIGINT end run() normally (exit 0 after a graceful stop) instead of killing the JVM
         // from a shutdown hook (exit 143)
         for (String name : new String[] {"TERM", "INT"}) {
             sun.misc.Signal.handle(new sun.misc.Signal(name), signal -> main.completed());
         }
+        main.addMainListener(new org.apache.camel.main.MainListenerSupport() {
+            @Override
+            public void afterStart(org.apache.camel.main.BaseMainSupport started) {
+                LoggerFactory.getLogger(PipelineApp.class).info("consuming ({}); SIGTERM or Ctrl-C stops after the"
+                        + " documents in flight", started.getCamelContext().resolvePropertyPlaceholders("{{ingest.from-uri}}")
+                        .replaceAll("\\?.*", ""));
+            }
+        });
         main.run();
     }
 
     private static Main configure(String profile, Path dataDir, Map<String, String> overrides) {
+        if (!PROFILES.contains(profile)) {
+            throw new IllegalArgumentException("unknown profile '" + profile + "'; use one of " + PROFILES);
+        }
         Main main = new Main();
         main.configure().setProfile(profile);
         main.configure().addConfiguration(AppConfiguration.class);
@@ -82,6 +110,10 @@ public final class PipelineApp implements AutoCloseable {
 
     @Override
     public void close() throws Exception {
-        main.stop();
+        try {
+            main.stop();
+        } finally {
+            lock.close();
+        }
     }
 }

@@ -56,6 +56,9 @@ final class IngestCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter err = spec.commandLine().getErr();
+        if (!common.check("ingest", err)) {
+            return 2;
+        }
         if (!Files.isDirectory(folder)) {
             err.println("ingest: " + folder + " is not a folder (it does not exist, or is a file)");
             return 2;

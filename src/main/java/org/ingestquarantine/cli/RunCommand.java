@@ -5,6 +5,8 @@ import java.util.concurrent.Callable;
 import org.ingestquarantine.app.PipelineApp;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code run}: the production consumer. Consumes from the profile's broker until stopped; SIGTERM
@@ -14,11 +16,17 @@ import picocli.CommandLine.Mixin;
         description = "Consume from the profile's broker until stopped (SIGTERM finishes in-flight documents).")
 final class RunCommand implements Callable<Integer> {
 
+    @Spec
+    CommandSpec spec;
+
     @Mixin
     CommonOptions common;
 
     @Override
     public Integer call() throws Exception {
+        if (!common.check("run", spec.commandLine().getErr())) {
+            return 2;
+        }
         PipelineApp.runUntilStopped(common.profile, common.dataDir, Map.of());
         return 0;
     }

@@ -12,6 +12,8 @@ import org.ingestquarantine.quarantine.QuarantineRecorder;
  */
 public final class Outcomes {
 
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Outcomes.class);
+
     private final StageTracker stages;
     private final PipelineMetrics metrics;
 
@@ -58,6 +60,8 @@ public final class Outcomes {
     private void settle(Exchange exchange, String outcome) {
         IngestMessage message = exchange.getProperty(PipelineKeys.MESSAGE, IngestMessage.class);
         String source = message == null ? QuarantineRecorder.INVALID_MESSAGES_SOURCE : message.source();
+        LOG.info("{} {}", message == null ? exchange.getProperty(PipelineKeys.DELIVERY_KEY, String.class)
+                : message.source() + "/" + message.docId(), outcome);
         metrics.settled(exchange.getProperty(PipelineKeys.DELIVERY_KEY, String.class), source, outcome);
     }
 }
