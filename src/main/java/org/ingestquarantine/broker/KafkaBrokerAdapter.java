@@ -88,16 +88,8 @@ public final class KafkaBrokerAdapter implements BrokerAdapter {
             // closed before the wait, so that a consumer killed while waiting is not counted as a death
             journal.close(attemptId, AttemptOutcome.RELEASED);
         }
-        Duration wait = delay.compareTo(maxReleaseWait) > 0 ? maxReleaseWait : delay;
-        if (wait.isNegative() || wait.isZero()) {
-            return;
-        }
-        try {
-            Thread.sleep(wait.toMillis());
-        } catch (InterruptedException e) {
-            // the consumer is stopping: fail now; the record is read again from its offset
-            Thread.currentThread().interrupt();
-        }
+        // interrupted: the consumer is stopping; fail now, the record is read again from its offset
+        ReleaseWait.sleep(delay, maxReleaseWait);
     }
 
     private static String keyOf(Exchange exchange) {

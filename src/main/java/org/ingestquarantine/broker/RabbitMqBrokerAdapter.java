@@ -94,14 +94,7 @@ public final class RabbitMqBrokerAdapter implements BrokerAdapter {
      */
     @Override
     public void release(Exchange exchange, Duration delay) {
-        Duration wait = delay.compareTo(maxReleaseDelay) > 0 ? maxReleaseDelay : delay;
-        if (wait.isNegative() || wait.isZero()) {
-            return;
-        }
-        try {
-            Thread.sleep(wait.toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        if (!ReleaseWait.sleep(delay, maxReleaseDelay)) {
             LOG.debug("release wait of {} interrupted; requeueing at once", deliveryKey(exchange));
         }
     }
