@@ -6,6 +6,7 @@ import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.FlywayException;
 
 import javax.sql.DataSource;
+import org.ingestquarantine.failure.ErrorFingerprint;
 import java.time.Duration;
 import java.util.Properties;
 
@@ -138,10 +139,7 @@ public final class Database implements AutoCloseable {
     }
 
     private static String rootMessage(Throwable t) {
-        Throwable root = t;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
+        Throwable root = ErrorFingerprint.rootCause(t);
         String message = root.getMessage();
         return (message == null ? root.getClass().getSimpleName() : message).replace('\n', ' ');
     }

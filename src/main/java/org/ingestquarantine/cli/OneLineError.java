@@ -1,6 +1,7 @@
 package org.ingestquarantine.cli;
 
 import org.ingestquarantine.app.DatabaseUnavailableException;
+import org.ingestquarantine.failure.ErrorFingerprint;
 
 /** Reduces a start-up or run failure to one line a user can act on, without a stack trace. */
 final class OneLineError {
@@ -14,10 +15,7 @@ final class OneLineError {
                 return t.getMessage();
             }
         }
-        Throwable root = e;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
+        Throwable root = ErrorFingerprint.rootCause(e);
         String message = root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
         return message.lines().findFirst().orElse(message);
     }

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import org.ingestquarantine.failure.ErrorFingerprint;
 import org.ingestquarantine.failure.RemoteCause;
 
 /**
@@ -78,14 +79,14 @@ final class WorkerProtocol {
         boolean limit = failure instanceof ParseLimitException;
         out.writeUTF(limit ? ((ParseLimitException) failure).limitName() : "");
         out.writeLong(limit ? ((ParseLimitException) failure).limitValue() : 0);
-        writeRoot(out, rootCause(failure));
+        writeRoot(out, ErrorFingerprint.rootCause(failure));
         out.flush();
     }
 
     static void writeUnexpected(DataOutputStream out, Throwable failure) throws IOException {
         out.writeInt(MAGIC);
         out.writeByte(UNEXPECTED);
-        writeRoot(out, rootCause(failure));
+        writeRoot(out, ErrorFingerprint.rootCause(failure));
         out.flush();
     }
 
@@ -146,17 +147,8 @@ final class WorkerProtocol {
         return readRoot(in);
     }
 
-    /** @return the innermost cause; the exception itself when it has none */
-    static Throwable rootCause(Throwable failure) {
-        Throwable root = failure;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        return root;
-    }
-
     private static void writeRoot(DataOutputStream out, Throwable root) throws IOException {
-        out.writeUTF(root instanceof RemoteCause remote ? remote.remoteType() : root.getClass().getName());
+        out.writeUTF(ErrorFingerprint.typeName(root));
         String message = root.getMessage();
         out.writeBoolean(message != null);
         if (message != null) {

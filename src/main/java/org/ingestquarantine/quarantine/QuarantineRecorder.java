@@ -61,7 +61,7 @@ public final class QuarantineRecorder {
         FetchedDocument fetched = exchange.getProperty(PipelineKeys.FETCHED, FetchedDocument.class);
         String deliveryKey = exchange.getProperty(PipelineKeys.DELIVERY_KEY, String.class);
         Integer deliveryCount = exchange.getProperty(PipelineKeys.DELIVERY_COUNT, Integer.class);
-        Throwable root = rootOf(failure);
+        Throwable root = ErrorFingerprint.rootCause(failure);
 
         FailureEvidence.Builder e = FailureEvidence.builder(
                         message == null ? INVALID_MESSAGES_SOURCE : message.source(),
@@ -94,14 +94,6 @@ public final class QuarantineRecorder {
         }
         metrics.quarantined(record.source(), errorClass, root.getClass().getName(), versions.parser());
         return record;
-    }
-
-    private static Throwable rootOf(Throwable t) {
-        Throwable root = t;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        return root;
     }
 
     private static String stackTrace(Throwable t) {

@@ -13,6 +13,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.stream.Collectors;
+import org.ingestquarantine.failure.ErrorFingerprint;
 import org.ingestquarantine.failure.RemoteCause;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -139,7 +140,7 @@ class WorkerPoolParserTest {
 
     /** Root cause type and its top three frames (class and method), as the quarantine fingerprint uses them. */
     static String fingerprint(Throwable failure) {
-        Throwable root = WorkerProtocol.rootCause(failure);
+        Throwable root = ErrorFingerprint.rootCause(failure);
         String type = root instanceof RemoteCause remote ? remote.remoteType() : root.getClass().getName();
         return type + Arrays.stream(root.getStackTrace()).limit(3)
                 .map(f -> f.getClassName() + "." + f.getMethodName()).collect(Collectors.joining(",", "[", "]"));
