@@ -1,18 +1,16 @@
 package org.ingestquarantine.ingest;
 
-import java.nio.charset.StandardCharsets;
+import org.ingestquarantine.parse.PdfSignature;
 
 /** Recognises a document's type from its first bytes, never from its name. */
 public final class ContentTypes {
 
-    /** The type of a document whose bytes start (within the first 1024) with {@code %PDF-}. */
+    /** The type of a document the parser would take for a PDF ({@link PdfSignature#matches}). */
     public static final String PDF = "application/pdf";
     /** Anything else. */
     public static final String UNKNOWN = "application/octet-stream";
     /** A document of 0 bytes. */
     public static final String EMPTY = "application/x-empty";
-
-    private static final byte[] PDF_MAGIC = "%PDF-".getBytes(StandardCharsets.US_ASCII);
 
     private ContentTypes() {
     }
@@ -26,15 +24,6 @@ public final class ContentTypes {
         if (length == 0) {
             return EMPTY;
         }
-        outer:
-        for (int i = 0; i + PDF_MAGIC.length <= length; i++) {
-            for (int j = 0; j < PDF_MAGIC.length; j++) {
-                if (head[i + j] != PDF_MAGIC[j]) {
-                    continue outer;
-                }
-            }
-            return PDF;
-        }
-        return UNKNOWN;
+        return PdfSignature.matches(head, length) ? PDF : UNKNOWN;
     }
 }

@@ -16,7 +16,7 @@ import java.util.regex.Pattern;
  * lost, PDF object syntax: an object header such as {@code 1 0 obj} or a {@code trailer <<}. Such a file
  * is a damaged PDF, not another format, and goes on to PDFBox.
  */
-final class PdfSignature {
+public final class PdfSignature {
 
     /** How many leading bytes are inspected. */
     static final int SEARCH_WINDOW_BYTES = 1024;
@@ -40,9 +40,20 @@ final class PdfSignature {
         if (head.length == 0) {
             throw NotPdfException.empty();
         }
-        String window = new String(head, StandardCharsets.ISO_8859_1);
-        if (!HEADER.matcher(window).find() && !HEADERLESS_PDF_SYNTAX.matcher(window).find()) {
+        if (!matches(head, head.length)) {
             throw NotPdfException.notPdf();
         }
+    }
+
+    /**
+     * The one rule for "these bytes are a PDF", shared by the parser and the fetcher's content type.
+     *
+     * @param head the first bytes of a document (at most {@value #SEARCH_WINDOW_BYTES} are looked at)
+     * @param length how many of them are valid
+     * @return whether they carry a {@code %PDF} header or header-less PDF object syntax
+     */
+    public static boolean matches(byte[] head, int length) {
+        String window = new String(head, 0, Math.min(length, SEARCH_WINDOW_BYTES), StandardCharsets.ISO_8859_1);
+        return HEADER.matcher(window).find() || HEADERLESS_PDF_SYNTAX.matcher(window).find();
     }
 }
