@@ -92,7 +92,7 @@ public final class QuarantineRecorder {
         if ("not_found".equals(c.reasonCode())) {
             store.close(record.source(), record.docId(), Disposition.DELETED_AT_SOURCE, "not_found", null);
         }
-        metrics.quarantined(record.source(), errorClass, root.getClass().getName(), versions.parser());
+        metrics.quarantined(record.source(), errorClass, ErrorFingerprint.typeName(root), versions.parser());
         return record;
     }
 
