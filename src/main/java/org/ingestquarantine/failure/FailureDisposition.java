@@ -93,7 +93,7 @@ public final class FailureDisposition {
         LOG.info("{} failed at {}: {}/{} ({}); delivery {} of {}; {}", who,
                 exchange.getProperty(PipelineKeys.STAGE, String.class), errorClass.code(), c.reasonCode(),
                 c.cause().getClass().getSimpleName(), count, policy.maxDeliveries(),
-                quarantine ? "quarantining" : "redelivery in " + delay.toMillis() + " ms");
+                quarantine ? "quarantining" : "back on the queue in " + delay.toMillis() + " ms");
         return delay;
     }
 }
