@@ -60,7 +60,7 @@ public final class FailureDisposition {
         Duration delay = policies.forClass(ErrorClass.TRANSIENT).backoffBefore(count == null ? 1 : count);
         Throwable failure = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
         IngestMessage message = exchange.getProperty(PipelineKeys.MESSAGE, IngestMessage.class);
-        LOG.warn("{}: quarantine record not written ({}); not acknowledged, redelivery in {} ms",
+        LOG.warn("{}: quarantine record not written ({}); not acknowledged, back on the queue in {} ms",
                 message == null ? exchange.getProperty(PipelineKeys.DELIVERY_KEY, String.class)
                         : message.source() + "/" + message.docId(),
                 failure == null ? "unknown" : failure.getClass().getSimpleName(), delay.toMillis());
