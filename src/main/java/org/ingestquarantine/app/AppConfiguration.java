@@ -1,7 +1,6 @@
 package org.ingestquarantine.app;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.net.URI;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -12,18 +11,23 @@ import org.apache.camel.CamelConfiguration;
 import org.apache.camel.CamelContext;
 import org.apache.camel.spi.Registry;
 import org.apache.camel.support.service.ServiceSupport;
-import org.ingestquarantine.broker.AttemptJournal;
-import org.ingestquarantine.broker.BrokerAdapter;
-import org.ingestquarantine.broker.ConsumerCircuitBreaker;
-import org.ingestquarantine.broker.DeliveryGuard;
-import org.ingestquarantine.broker.KafkaWiring;
-import org.ingestquarantine.broker.QuietRollbackHandler;
-import org.ingestquarantine.broker.RabbitMqWiring;
-import org.ingestquarantine.broker.SqsBrokerAdapter;
-import org.ingestquarantine.broker.SqsIngestPublisher;
-import org.ingestquarantine.broker.StageTracker;
+import org.ingestquarantine.broker.kafka.KafkaWiring;
+import org.ingestquarantine.broker.rabbitmq.RabbitMqWiring;
+import org.ingestquarantine.broker.sqs.SqsWiring;
+import org.ingestquarantine.db.Database;
+import org.ingestquarantine.db.EmbeddedPostgresService;
+import org.ingestquarantine.delivery.AttemptJournal;
+import org.ingestquarantine.delivery.BrokerAdapter;
+import org.ingestquarantine.delivery.BrokerSetup;
+import org.ingestquarantine.delivery.BrokerWiring;
+import org.ingestquarantine.delivery.ConsumerCircuitBreaker;
+import org.ingestquarantine.delivery.DeliveryGuard;
+import org.ingestquarantine.delivery.DlqSweeper;
+import org.ingestquarantine.delivery.FailureDisposition;
+import org.ingestquarantine.delivery.Outcomes;
+import org.ingestquarantine.delivery.QuietRollbackHandler;
+import org.ingestquarantine.delivery.StageTracker;
 import org.ingestquarantine.failure.ErrorClassifier;
-import org.ingestquarantine.failure.FailureDisposition;
 import org.ingestquarantine.failure.RedeliveryPolicies;
 import org.ingestquarantine.failure.Rethrow;
 import org.ingestquarantine.ingest.ChunkStage;
@@ -36,28 +40,21 @@ import org.ingestquarantine.ingest.HttpConnector;
 import org.ingestquarantine.ingest.IndexStage;
 import org.ingestquarantine.ingest.MessageReader;
 import org.ingestquarantine.ingest.MiniLmEmbedder;
-import org.ingestquarantine.ingest.Outcomes;
 import org.ingestquarantine.ingest.ParseStage;
-import org.ingestquarantine.ingest.PipelineVersions;
 import org.ingestquarantine.ingest.Preflight;
 import org.ingestquarantine.ingest.WindowChunker;
 import org.ingestquarantine.metrics.PipelineMetrics;
 import org.ingestquarantine.parse.DocumentParser;
+import org.ingestquarantine.parse.InProcessPdfParser;
 import org.ingestquarantine.parse.ParseLimits;
 import org.ingestquarantine.parse.ParserVersion;
-import org.ingestquarantine.parse.InProcessPdfParser;
 import org.ingestquarantine.parse.WorkerPoolParser;
-import org.ingestquarantine.quarantine.DlqSweeper;
+import org.ingestquarantine.pipeline.PipelineVersions;
+import org.ingestquarantine.pipeline.Settings;
 import org.ingestquarantine.quarantine.LocalPayloadStore;
 import org.ingestquarantine.quarantine.QuarantineQueries;
 import org.ingestquarantine.quarantine.QuarantineRecorder;
 import org.ingestquarantine.quarantine.QuarantineStore;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.regions.Region;
-import software.amazon.awssdk.services.sqs.SqsClient;
-import software.amazon.awssdk.services.sqs.SqsClientBuilder;
 
 /**
  * Wires the application from its properties: database, broker, parser, stages, and the beans the route
@@ -74,12 +71,16 @@ import software.amazon.awssdk.services.sqs.SqsClientBuilder;
  */
 public final class AppConfiguration implements CamelConfiguration {
 
+    /** The brokers a profile can name in {@code broker.kind}. */
+    private static final Map<String, BrokerWiring> BROKERS = Map.of(
+            "sqs", new SqsWiring(), "rabbitmq", new RabbitMqWiring(), "kafka", new KafkaWiring());
+
     /** Default largest document accepted, bytes (100 MiB). */
     public static final long DEFAULT_MAX_BYTES = 100L * 1024 * 1024;
 
     @Override
     public void configure(CamelContext context) throws Exception {
-        AppSettings settings = new AppSettings(context.getPropertiesComponent());
+        Settings settings = new Settings(context.getPropertiesComponent()::resolveProperty);
         Registry registry = context.getRegistry();
         Deque<AutoCloseable> started = new ArrayDeque<>();
         context.addService(new Stopper(started), true, true);
@@ -92,7 +93,9 @@ public final class AppConfiguration implements CamelConfiguration {
         RedeliveryPolicies policies = RedeliveryPolicies.fromProperties(settings::find);
         PipelineMetrics metrics = new PipelineMetrics(new SimpleMeterRegistry());
         AttemptJournal journal = new AttemptJournal(database.dataSource(), clock);
-        BrokerAdapter broker = openBroker(settings, registry, started, journal);
+        QuarantineStore store = new QuarantineStore(database.dataSource(),
+                new LocalPayloadStore(dataDir.resolve("objects")), clock);
+        BrokerAdapter broker = openBroker(new BrokerSetup(settings, registry, started::push, journal, store));
 
         FolderConnector folder = new FolderConnector();
         long maxBytes = settings.number("ingest.max-bytes", DEFAULT_MAX_BYTES);
@@ -109,8 +112,6 @@ public final class AppConfiguration implements CamelConfiguration {
         started.push(parser);
 
         DocumentIndex index = new DocumentIndex(database.dataSource(), embedder.dimensions());
-        QuarantineStore store = new QuarantineStore(database.dataSource(),
-                new LocalPayloadStore(dataDir.resolve("objects")), clock);
         StageTracker stages = new StageTracker(journal);
         Duration httpTimeout = settings.millis("http.timeout-ms", Duration.ofMillis(HttpConnector.DEFAULT_TIMEOUT_MS));
         Preflight preflight = new Preflight(Map.of(folder.scheme(), folder,
@@ -142,7 +143,7 @@ public final class AppConfiguration implements CamelConfiguration {
         registry.bind("quarantineRecorder", new QuarantineRecorder(store, classifier, versions, metrics));
     }
 
-    private static ParseLimits parseLimits(AppSettings s) {
+    private static ParseLimits parseLimits(Settings s) {
         ParseLimits d = ParseLimits.defaults();
         return d.withMaxHeapMb((int) s.number(ParseLimits.PROPERTY_MAX_HEAP_MB, d.maxHeapMb()))
                 .withTimeout(s.millis(ParseLimits.PROPERTY_TIMEOUT_MS, d.timeout()))
@@ -153,7 +154,7 @@ public final class AppConfiguration implements CamelConfiguration {
                 .withScratchMemoryBytes(s.number(ParseLimits.PROPERTY_SCRATCH_MEMORY_BYTES, d.scratchMemoryBytes()));
     }
 
-    private static Database openDatabase(AppSettings settings, Registry registry, Deque<AutoCloseable> started,
+    private static Database openDatabase(Settings settings, Registry registry, Deque<AutoCloseable> started,
                                          Path dataDir) {
         Duration timeout = settings.millis(Database.CONNECT_TIMEOUT_PROPERTY,
                 Duration.ofMillis(Database.DEFAULT_CONNECT_TIMEOUT_MS));
@@ -173,41 +174,13 @@ public final class AppConfiguration implements CamelConfiguration {
         return database;
     }
 
-    private static BrokerAdapter openBroker(AppSettings settings, Registry registry, Deque<AutoCloseable> started,
-                                            AttemptJournal journal) throws Exception {
-        String kind = settings.string("broker.kind", "sqs");
-        return switch (kind) {
-            case "sqs" -> openSqs(settings, registry, started);
-            case "rabbitmq" -> RabbitMqWiring.open(settings::find, registry, started::push);
-            case "kafka" -> KafkaWiring.open(settings, registry, started, journal);
-            default -> throw new IllegalStateException("broker.kind=" + kind + " is unknown; use sqs, rabbitmq or kafka");
-        };
-    }
-
-    private static BrokerAdapter openSqs(AppSettings settings, Registry registry, Deque<AutoCloseable> started)
-            throws Exception {
-        SqsClientBuilder builder = SqsClient.builder().region(Region.of(settings.find("sqs.region")
-                .orElse(System.getenv().getOrDefault("AWS_REGION", "us-east-1"))));
-        String queue = settings.string("sqs.queue", "ingest");
-        boolean embedded = "embedded".equals(settings.string("sqs.mode", "embedded"));
-        if (embedded) {
-            EmbeddedSqsServer server = EmbeddedSqsServer.start((int) settings.number("sqs.port", 0));
-            started.push(server);
-            builder.endpointOverride(settings.find("sqs.endpoint-url").map(URI::create).orElse(server.endpoint()))
-                    .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("x", "x")));
-        } else {
-            settings.find("sqs.endpoint-url").map(URI::create).ifPresent(builder::endpointOverride);
-            builder.credentialsProvider(DefaultCredentialsProvider.builder().build());
+    private static BrokerAdapter openBroker(BrokerSetup setup) throws Exception {
+        String kind = setup.settings().required("broker.kind");
+        BrokerWiring wiring = BROKERS.get(kind);
+        if (wiring == null) {
+            throw new IllegalStateException("broker.kind=" + kind + " is unknown; use one of " + BROKERS.keySet());
         }
-        SqsClient sqs = builder.build();
-        started.push(sqs);
-        String queueUrl = embedded
-                ? SqsQueues.create(sqs, settings.path("iq.broker-configs-dir", "broker-configs").resolve("sqs"), queue)
-                : sqs.getQueueUrl(b -> b.queueName(queue)).queueUrl();
-        registry.bind("sqsClient", sqs);
-        registry.bind("ingestQueueUrl", queueUrl);
-        registry.bind("ingestPublisher", new SqsIngestPublisher(sqs, queueUrl));
-        return new SqsBrokerAdapter(sqs, queueUrl);
+        return wiring.open(setup);
     }
 
     /** Closes what {@link #configure} started, newest first, when the context stops. */

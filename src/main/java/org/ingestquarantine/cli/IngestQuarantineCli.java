@@ -1,7 +1,7 @@
 package org.ingestquarantine.cli;
 
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine;
 
 /** The launcher's entry point: {@code bin/ingest-quarantine <command> [options]}. */
 @Command(name = "ingest-quarantine", mixinStandardHelpOptions = true,

@@ -1,6 +1,6 @@
 package org.ingestquarantine.cli;
 
-import org.ingestquarantine.app.DatabaseUnavailableException;
+import org.ingestquarantine.db.DatabaseUnavailableException;
 import org.ingestquarantine.failure.ErrorFingerprint;
 
 /** Reduces a start-up or run failure to one line a user can act on, without a stack trace. */

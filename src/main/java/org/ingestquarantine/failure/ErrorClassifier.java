@@ -42,21 +42,21 @@ public final class ErrorClassifier {
         m.put("org.ingestquarantine.parse.EncryptedPdfException", new Rule(ErrorClass.PERMANENT_INPUT, "encrypted"));
         m.put("org.ingestquarantine.parse.NoTextLayerException", new Rule(ErrorClass.PERMANENT_INPUT, "no_text_layer"));
         m.put("org.ingestquarantine.parse.ParseLimitException", new Rule(ErrorClass.PERMANENT_INPUT, "limit"));
-        m.put("org.ingestquarantine.ingest.PermanentInputException", new Rule(ErrorClass.PERMANENT_INPUT, "invalid_input"));
+        m.put("org.ingestquarantine.failure.PermanentInputException", new Rule(ErrorClass.PERMANENT_INPUT, "invalid_input"));
         m.put(NoSuchFileException.class.getName(), new Rule(ErrorClass.PERMANENT_INPUT, "not_found"));
         m.put(AccessDeniedException.class.getName(), new Rule(ErrorClass.PERMANENT_INPUT, "unreadable"));
         // ambiguous_parse: the parser threw for a reason it cannot name
         m.put("org.ingestquarantine.parse.PdfSyntaxException", new Rule(ErrorClass.AMBIGUOUS_PARSE, "parse_error"));
         // resource_fatal: a process died
         m.put("org.ingestquarantine.parse.ParserCrashedException", new Rule(ErrorClass.RESOURCE_FATAL, "worker_crash"));
-        m.put("org.ingestquarantine.broker.ConsumerDiedException", new Rule(ErrorClass.RESOURCE_FATAL, "consumer_died"));
+        m.put("org.ingestquarantine.delivery.ConsumerDiedException", new Rule(ErrorClass.RESOURCE_FATAL, "consumer_died"));
         // downstream_contract: our own output broke a contract
-        m.put("org.ingestquarantine.ingest.DownstreamContractException", new Rule(ErrorClass.DOWNSTREAM_CONTRACT, "contract"));
+        m.put("org.ingestquarantine.failure.DownstreamContractException", new Rule(ErrorClass.DOWNSTREAM_CONTRACT, "contract"));
         // transient: waiting can help
         m.put("org.ingestquarantine.failure.TransientException", new Rule(ErrorClass.TRANSIENT, "transient"));
         m.put("org.ingestquarantine.quarantine.QuarantineWriteException", new Rule(ErrorClass.TRANSIENT, "quarantine_unavailable"));
-        m.put("org.ingestquarantine.app.DatabaseUnavailableException", new Rule(ErrorClass.TRANSIENT, "db_unavailable"));
-        m.put("org.ingestquarantine.app.DatabaseAccessException", new Rule(ErrorClass.TRANSIENT, "db_error"));
+        m.put("org.ingestquarantine.db.DatabaseUnavailableException", new Rule(ErrorClass.TRANSIENT, "db_unavailable"));
+        m.put("org.ingestquarantine.db.DatabaseAccessException", new Rule(ErrorClass.TRANSIENT, "db_error"));
         m.put(SQLTransientException.class.getName(), new Rule(ErrorClass.TRANSIENT, "db_unavailable"));
         m.put(SQLException.class.getName(), new Rule(ErrorClass.TRANSIENT, "db_error"));
         m.put(ConnectException.class.getName(), new Rule(ErrorClass.TRANSIENT, "connection_refused"));

@@ -3,6 +3,7 @@ package org.ingestquarantine.ingest;
 import java.util.List;
 import org.apache.camel.Exchange;
 import org.ingestquarantine.parse.ParsedDocument;
+import org.ingestquarantine.pipeline.PipelineKeys;
 
 /** Splits the parsed pages into chunks with the configured {@link Chunker}. */
 public final class ChunkStage {

@@ -9,6 +9,7 @@ import java.security.DigestInputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import org.ingestquarantine.failure.PermanentInputException;
 
 /**
  * Copies a stream to a file while hashing it (SHA-256) and keeping its first bytes for type sniffing.

@@ -1,9 +1,5 @@
 package org.ingestquarantine.ingest;
 
-import org.ingestquarantine.app.SqlFailure;
-import org.ingestquarantine.app.SqlTime;
-
-import javax.sql.DataSource;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -16,6 +12,10 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import javax.sql.DataSource;
+import org.ingestquarantine.db.SqlFailure;
+import org.ingestquarantine.db.SqlTime;
+import org.ingestquarantine.failure.DownstreamContractException;
 
 /**
  * The search index in PostgreSQL: tables {@code documents} (one row per source and document) and

@@ -3,6 +3,8 @@ package org.ingestquarantine.ingest;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.camel.Exchange;
+import org.ingestquarantine.failure.DownstreamContractException;
+import org.ingestquarantine.pipeline.PipelineKeys;
 
 /**
  * Embeds every chunk, after checking the contract with the model: no chunk longer than the model's

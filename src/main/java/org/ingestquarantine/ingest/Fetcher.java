@@ -5,6 +5,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.apache.camel.Exchange;
 import org.apache.camel.support.SynchronizationAdapter;
+import org.ingestquarantine.pipeline.IngestMessage;
+import org.ingestquarantine.pipeline.PipelineKeys;
+import org.ingestquarantine.pipeline.PipelineVersions;
 
 /**
  * GET: copies the document into a work file, hashes it, and marks it {@link PipelineKeys#UNCHANGED} when

@@ -6,6 +6,7 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
+import org.ingestquarantine.failure.PermanentInputException;
 
 /**
  * The local file-system source: {@code file://} URIs. HEAD is a stat; the version is the content's

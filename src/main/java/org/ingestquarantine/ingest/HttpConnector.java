@@ -13,6 +13,7 @@ import java.time.Instant;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
+import org.ingestquarantine.failure.PermanentInputException;
 import org.ingestquarantine.failure.TransientException;
 
 /**

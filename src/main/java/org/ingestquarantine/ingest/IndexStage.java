@@ -3,6 +3,9 @@ package org.ingestquarantine.ingest;
 import java.util.List;
 import org.apache.camel.Exchange;
 import org.ingestquarantine.parse.ParsedDocument;
+import org.ingestquarantine.pipeline.IngestMessage;
+import org.ingestquarantine.pipeline.PipelineKeys;
+import org.ingestquarantine.pipeline.PipelineVersions;
 
 /**
  * Writes the document and all its chunks in one transaction; the document becomes searchable only then.

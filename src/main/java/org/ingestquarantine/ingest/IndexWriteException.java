@@ -1,6 +1,6 @@
 package org.ingestquarantine.ingest;
 
-import org.ingestquarantine.app.DatabaseAccessException;
+import org.ingestquarantine.db.DatabaseAccessException;
 
 /**
  * The index could not be read or written (database unreachable, timeout). Nothing was committed: the

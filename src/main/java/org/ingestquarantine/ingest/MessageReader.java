@@ -1,6 +1,8 @@
 package org.ingestquarantine.ingest;
 
 import org.apache.camel.Exchange;
+import org.ingestquarantine.pipeline.IngestMessage;
+import org.ingestquarantine.pipeline.PipelineKeys;
 
 /** Reads the message body into an {@link IngestMessage}; a body that is not one is permanent_input. */
 public final class MessageReader {

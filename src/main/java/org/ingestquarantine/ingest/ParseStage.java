@@ -4,6 +4,7 @@ import org.apache.camel.Exchange;
 import org.ingestquarantine.parse.DocumentParser;
 import org.ingestquarantine.parse.ParseException;
 import org.ingestquarantine.parse.ParsedDocument;
+import org.ingestquarantine.pipeline.PipelineKeys;
 
 /** Hands the fetched bytes to the (sandboxed) parser and keeps its result on the exchange. */
 public final class ParseStage {

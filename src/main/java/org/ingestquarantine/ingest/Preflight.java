@@ -3,6 +3,9 @@ package org.ingestquarantine.ingest;
 import java.io.IOException;
 import java.util.Map;
 import org.apache.camel.Exchange;
+import org.ingestquarantine.failure.PermanentInputException;
+import org.ingestquarantine.pipeline.IngestMessage;
+import org.ingestquarantine.pipeline.PipelineKeys;
 
 /**
  * HEAD before GET: a document that is gone, empty or too large is settled without downloading it.

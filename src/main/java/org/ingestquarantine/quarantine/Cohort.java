@@ -1,8 +1,7 @@
 package org.ingestquarantine.quarantine;
 
-import org.ingestquarantine.failure.ErrorClass;
-
 import java.time.Instant;
+import org.ingestquarantine.failure.ErrorClass;
 
 /**
  * Open records failing the same way with the same parser: the unit a drain replays.

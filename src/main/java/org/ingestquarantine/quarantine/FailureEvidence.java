@@ -1,9 +1,5 @@
 package org.ingestquarantine.quarantine;
 
-import org.ingestquarantine.failure.ErrorClass;
-import org.ingestquarantine.failure.ErrorFingerprint;
-import org.ingestquarantine.failure.Reasoned;
-
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
@@ -11,6 +7,9 @@ import java.time.Instant;
 import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.Objects;
+import org.ingestquarantine.failure.ErrorClass;
+import org.ingestquarantine.failure.ErrorFingerprint;
+import org.ingestquarantine.failure.Reasoned;
 
 /**
  * What the pipeline knows when a document fails: the input to {@link QuarantineStore#record(FailureEvidence)}.

@@ -1,8 +1,7 @@
 package org.ingestquarantine.quarantine;
 
-import org.ingestquarantine.failure.ErrorClass;
-
 import java.time.Instant;
+import org.ingestquarantine.failure.ErrorClass;
 
 /**
  * One recorded failure of a quarantined document: a row of {@code quarantine_attempt}, appended by

@@ -1,11 +1,5 @@
 package org.ingestquarantine.quarantine;
 
-import org.ingestquarantine.app.DatabaseAccessException;
-import org.ingestquarantine.app.SqlFailure;
-import org.ingestquarantine.app.SqlTime;
-import org.ingestquarantine.failure.ErrorClass;
-
-import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -15,6 +9,11 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
+import javax.sql.DataSource;
+import org.ingestquarantine.db.DatabaseAccessException;
+import org.ingestquarantine.db.SqlFailure;
+import org.ingestquarantine.db.SqlTime;
+import org.ingestquarantine.failure.ErrorClass;
 
 /**
  * Read model over {@code quarantine}, {@code quarantine_attempt} and {@code documents} for the run summary,

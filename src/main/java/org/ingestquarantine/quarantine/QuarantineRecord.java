@@ -1,11 +1,10 @@
 package org.ingestquarantine.quarantine;
 
-import org.ingestquarantine.app.SqlTime;
-import org.ingestquarantine.failure.ErrorClass;
-
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import org.ingestquarantine.db.SqlTime;
+import org.ingestquarantine.failure.ErrorClass;
 
 /**
  * One row of the {@code quarantine} table: the evidence record of DESIGN §3, one per (source, doc_id).

@@ -8,10 +8,10 @@ import org.ingestquarantine.failure.ErrorClass;
 import org.ingestquarantine.failure.ErrorClassifier;
 import org.ingestquarantine.failure.ErrorFingerprint;
 import org.ingestquarantine.ingest.FetchedDocument;
-import org.ingestquarantine.ingest.IngestMessage;
-import org.ingestquarantine.ingest.PipelineKeys;
-import org.ingestquarantine.ingest.PipelineVersions;
 import org.ingestquarantine.metrics.PipelineMetrics;
+import org.ingestquarantine.pipeline.IngestMessage;
+import org.ingestquarantine.pipeline.PipelineKeys;
+import org.ingestquarantine.pipeline.PipelineVersions;
 
 /**
  * Turns a failed delivery into an evidence record and commits it. If the write fails the exception

@@ -1,11 +1,6 @@
 package org.ingestquarantine.quarantine;
 
 import com.github.f4b6a3.ulid.UlidCreator;
-import org.ingestquarantine.app.SqlFailure;
-import org.ingestquarantine.app.SqlTime;
-import org.ingestquarantine.failure.ErrorClass;
-
-import javax.sql.DataSource;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -20,6 +15,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import javax.sql.DataSource;
+import org.ingestquarantine.db.SqlFailure;
+import org.ingestquarantine.db.SqlTime;
+import org.ingestquarantine.failure.ErrorClass;
 
 /**
  * Writes and reads evidence records: the {@code quarantine} table (one row per source and document) and
@@ -96,7 +95,7 @@ public final class QuarantineStore {
     private final Clock clock;
 
     /**
-     * @param dataSource a pool on the migrated schema (see {@link org.ingestquarantine.app.Database})
+     * @param dataSource a pool on the migrated schema (see {@link org.ingestquarantine.db.Database})
      * @param payloads where payloads and stack traces go
      * @param clock source of {@code first_seen_at}, {@code last_seen_at} and {@code closed_at}
      */

@@ -1,6 +1,6 @@
 package org.ingestquarantine.quarantine;
 
-import org.ingestquarantine.app.DatabaseAccessException;
+import org.ingestquarantine.db.DatabaseAccessException;
 
 /**
  * A quarantine record could not be written (database or payload store unreachable). Nothing was

@@ -6,8 +6,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ConnectException;
 import java.nio.file.NoSuchFileException;
-import org.ingestquarantine.broker.ConsumerDiedException;
-import org.ingestquarantine.ingest.PermanentInputException;
+import org.ingestquarantine.delivery.ConsumerDiedException;
 import org.junit.jupiter.api.Test;
 
 /** Ensures the one exception-to-class mapping walks causes and supertypes and has a stated fallback. */

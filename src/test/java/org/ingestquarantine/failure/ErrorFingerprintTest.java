@@ -1,10 +1,9 @@
 package org.ingestquarantine.failure;
 
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
 
 /** Ensures a fingerprint names the failure's type and place, not its message, line numbers or wrapping. */
 class ErrorFingerprintTest {

@@ -1,8 +1,7 @@
 package org.ingestquarantine.ingest;
 
-import org.ingestquarantine.testing.PostgresTestBase;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -12,9 +11,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.ingestquarantine.failure.DownstreamContractException;
+import org.ingestquarantine.testsupport.PostgresTestBase;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 
 /** Ensures the index rejects stale writes, skips unchanged ones, and never shows a searchable document without all its chunks. */
 class DocumentIndexTest extends PostgresTestBase {

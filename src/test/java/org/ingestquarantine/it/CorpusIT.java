@@ -18,7 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import javax.sql.DataSource;
-import org.ingestquarantine.app.Database;
+import org.ingestquarantine.db.Database;
 import org.ingestquarantine.quarantine.QuarantineRecord;
 import org.ingestquarantine.testsupport.Corpus;
 import org.ingestquarantine.testsupport.TestPipeline;

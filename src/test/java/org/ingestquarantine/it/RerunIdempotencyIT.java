@@ -21,7 +21,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Stream;
 import javax.sql.DataSource;
-import org.ingestquarantine.ingest.IngestMessage;
+import org.ingestquarantine.pipeline.IngestMessage;
 import org.ingestquarantine.quarantine.QuarantineAttempt;
 import org.ingestquarantine.quarantine.QuarantineRecord;
 import org.ingestquarantine.testsupport.Corpus;

@@ -1,22 +1,21 @@
 package org.ingestquarantine.quarantine;
 
-import org.ingestquarantine.failure.ErrorClass;
-import org.ingestquarantine.ingest.DocumentIndex;
-import org.ingestquarantine.ingest.IndexedChunk;
-import org.ingestquarantine.ingest.IndexedDocument;
-import org.ingestquarantine.testing.MutableClock;
-import org.ingestquarantine.testing.PostgresTestBase;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.within;
+import org.ingestquarantine.failure.ErrorClass;
+import org.ingestquarantine.ingest.DocumentIndex;
+import org.ingestquarantine.ingest.IndexedChunk;
+import org.ingestquarantine.ingest.IndexedDocument;
+import org.ingestquarantine.testsupport.MutableClock;
+import org.ingestquarantine.testsupport.PostgresTestBase;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Ensures the read model counts open records, cohorts and coverage per source, including sources without quarantine rows. */
 class QuarantineQueriesTest extends PostgresTestBase {

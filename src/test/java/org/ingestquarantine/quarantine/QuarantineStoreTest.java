@@ -1,12 +1,7 @@
 package org.ingestquarantine.quarantine;
 
-import org.ingestquarantine.failure.ErrorClass;
-import org.ingestquarantine.failure.ErrorFingerprint;
-import org.ingestquarantine.testing.MutableClock;
-import org.ingestquarantine.testing.PostgresTestBase;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -22,9 +17,13 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.ingestquarantine.failure.ErrorClass;
+import org.ingestquarantine.failure.ErrorFingerprint;
+import org.ingestquarantine.testsupport.MutableClock;
+import org.ingestquarantine.testsupport.PostgresTestBase;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Ensures the evidence record is upserted per document, its history appended once per delivery, and outages throw. */
 class QuarantineStoreTest extends PostgresTestBase {

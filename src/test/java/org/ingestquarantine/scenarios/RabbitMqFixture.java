@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import org.ingestquarantine.broker.RabbitMqBrokerAdapter;
+import org.ingestquarantine.broker.rabbitmq.RabbitMqBrokerAdapter;
 import org.ingestquarantine.testsupport.Exec;
 import org.ingestquarantine.testsupport.RabbitMqBroker;
 

@@ -9,7 +9,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.ingestquarantine.broker.KafkaBrokerAdapter;
+import org.ingestquarantine.broker.kafka.KafkaBrokerAdapter;
 
 /**
  * Counts deliveries from OUTSIDE the pipeline: a Kafka {@link ConsumerInterceptor} installed in the

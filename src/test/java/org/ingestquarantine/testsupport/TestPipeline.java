@@ -2,22 +2,22 @@ package org.ingestquarantine.testsupport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.micrometer.core.instrument.Counter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import io.micrometer.core.instrument.Counter;
 import javax.sql.DataSource;
 import org.awaitility.Awaitility;
-import org.ingestquarantine.app.Database;
-import org.ingestquarantine.app.EmbeddedPostgresService;
 import org.ingestquarantine.app.PipelineApp;
-import org.ingestquarantine.broker.IngestPublisher;
-import org.ingestquarantine.ingest.IngestMessage;
-import org.ingestquarantine.metrics.PipelineMetrics;
+import org.ingestquarantine.db.Database;
+import org.ingestquarantine.db.EmbeddedPostgresService;
+import org.ingestquarantine.delivery.IngestPublisher;
 import org.ingestquarantine.failure.ErrorClass;
 import org.ingestquarantine.failure.RedeliveryPolicies;
+import org.ingestquarantine.metrics.PipelineMetrics;
+import org.ingestquarantine.pipeline.IngestMessage;
 import org.ingestquarantine.quarantine.QuarantineAttempt;
 import org.ingestquarantine.quarantine.QuarantineRecord;
 import org.ingestquarantine.quarantine.QuarantineStore;

@@ -1,0 +1,130 @@
+package org.ingestquarantine.broker.kafka;
+
+import java.time.Duration;
+import org.apache.camel.Exchange;
+import org.apache.camel.component.kafka.KafkaConstants;
+import org.apache.camel.component.kafka.consumer.KafkaManualCommit;
+import org.apache.camel.spi.Synchronization;
+import org.ingestquarantine.delivery.AttemptJournal;
+import org.ingestquarantine.delivery.AttemptOutcome;
+import org.ingestquarantine.delivery.BrokerAdapter;
+import org.ingestquarantine.delivery.FailureDisposition;
+import org.ingestquarantine.delivery.ReleaseWait;
+import org.ingestquarantine.pipeline.PipelineKeys;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Kafka: the key is {@code kafka:<topic>/<partition>/<offset>}, the count comes from the attempt journal,
+ * and the offset is committed only after the outcome is.
+ *
+ * <p><b>Count.</b> Kafka keeps no delivery count, so the count is {@link AttemptJournal#attempts} for the
+ * key + 1. {@link DeliveryGuard#admit} opens this delivery's attempt with that same count BEFORE any work,
+ * so the next delivery of the record reads one more, also after a crash (an attempt never closed still
+ * counts). Only one consumer of the group owns a partition at a time, so no two readers race on one key.
+ * The count is read from PostgreSQL: when that fails, the delivery fails as a database outage before
+ * any work, and the record is read again from its offset.
+ *
+ * <p><b>Acknowledge.</b> The consumer runs with {@code autoCommitEnable=false} and
+ * {@code allowManualCommit=true} and no commit factory, so camel-kafka 4.17 uses its no-op commit manager
+ * and commits nothing by itself. When the exchange completes (indexed, skipped, or quarantined with the
+ * record committed) this adapter commits exactly the record's own partition at offset + 1 (camel-kafka's
+ * {@link KafkaManualCommit}, a synchronous {@code commitSync}); a quarantined record is first copied to the
+ * dead-letter topic ({@link KafkaDeadLetters}). A failed exchange commits nothing.
+ *
+ * <p><b>Release.</b> {@link #release} closes the attempt as released, then waits the back-off on the
+ * consumer thread, capped at {@code maxReleaseWait} (property {@code kafka.release-max-wait-ms}; keep it well under the consumer's {@code max.poll.interval.ms},
+ * 300 s by default), and the exchange then fails. With {@code breakOnFirstError=true} camel-kafka 4.17
+ * stops processing the poll, closes the consumer and subscribes a new one, which fetches the partition
+ * again from the last committed offset: the failed record comes back first. The partition waits behind
+ * the record, so a poison record holds it for at most its class's bounded deliveries and back-offs.
+ */
+public final class KafkaBrokerAdapter implements BrokerAdapter {
+
+    private static final String TRACKED = "iqKafkaTracked";
+    private static final Logger LOG = LoggerFactory.getLogger(KafkaBrokerAdapter.class);
+
+    private final AttemptJournal journal;
+    private final KafkaDeadLetters deadLetters;
+    private final Duration maxReleaseWait;
+
+    /**
+     * @param journal the attempt journal, the only delivery counter Kafka has
+     * @param deadLetters copies quarantined records to the dead-letter topic
+     * @param maxReleaseWait the longest back-off one release waits; zero or negative = no wait
+     */
+    public KafkaBrokerAdapter(AttemptJournal journal, KafkaDeadLetters deadLetters, Duration maxReleaseWait) {
+        this.journal = journal;
+        this.deadLetters = deadLetters;
+        this.maxReleaseWait = maxReleaseWait.isNegative() ? Duration.ZERO : maxReleaseWait;
+    }
+
+    /**
+     * @param topic a topic
+     * @param partition a partition of it
+     * @param offset a record's offset in it
+     * @return the delivery key of that record: {@code kafka:<topic>/<partition>/<offset>}
+     */
+    public static String key(String topic, int partition, long offset) {
+        return "kafka:" + topic + "/" + partition + "/" + offset;
+    }
+
+    @Override
+    public String deliveryKey(Exchange exchange) {
+        track(exchange);
+        return keyOf(exchange);
+    }
+
+    @Override
+    public int deliveryCount(Exchange exchange) {
+        track(exchange);
+        return journal.attempts(keyOf(exchange)) + 1;
+    }
+
+    @Override
+    public void release(Exchange exchange, Duration delay) {
+        Long attemptId = exchange.getProperty(PipelineKeys.ATTEMPT_ID, Long.class);
+        if (attemptId != null) {
+            // closed before the wait, so that a consumer killed while waiting is not counted as a death
+            journal.close(attemptId, AttemptOutcome.RELEASED);
+        }
+        // interrupted: the consumer is stopping; fail now, the record is read again from its offset
+        ReleaseWait.sleep(delay, maxReleaseWait);
+    }
+
+    private static String keyOf(Exchange exchange) {
+        var in = exchange.getIn();
+        return key(in.getHeader(KafkaConstants.TOPIC, String.class), in.getHeader(KafkaConstants.PARTITION, Integer.class),
+                in.getHeader(KafkaConstants.OFFSET, Long.class));
+    }
+
+    /** Arranges, once per exchange, the commit of this record's offset when the exchange completes. */
+    private void track(Exchange exchange) {
+        if (exchange.getProperty(TRACKED) != null) {
+            return;
+        }
+        KafkaManualCommit commit = exchange.getIn().getHeader(KafkaConstants.MANUAL_COMMIT, KafkaManualCommit.class);
+        if (commit == null) {
+            throw new IllegalStateException("the Kafka record carries no " + KafkaConstants.MANUAL_COMMIT
+                    + " header; configure the consumer with autoCommitEnable=false&allowManualCommit=true");
+        }
+        exchange.setProperty(TRACKED, Boolean.TRUE);
+        String key = keyOf(exchange);
+        KafkaDeadLetters.Origin origin = KafkaDeadLetters.Origin.of(exchange);
+        exchange.getExchangeExtension().addOnCompletion(new Synchronization() {
+            @Override
+            public void onComplete(Exchange done) {
+                if (FailureDisposition.QUARANTINE.equals(done.getProperty(PipelineKeys.DISPOSITION))) {
+                    deadLetters.send(origin, done);
+                }
+                commit.commit();
+                LOG.debug("committed {}", key);
+            }
+
+            @Override
+            public void onFailure(Exchange failed) {
+                LOG.debug("{} not committed; the partition is read again from its offset", key);
+            }
+        });
+    }
+}

@@ -1,0 +1,99 @@
+package org.ingestquarantine.broker.rabbitmq;
+
+import java.net.URI;
+import java.time.Duration;
+import org.apache.camel.spi.Registry;
+import org.ingestquarantine.delivery.BrokerAdapter;
+import org.ingestquarantine.delivery.BrokerSetup;
+import org.ingestquarantine.delivery.BrokerWiring;
+import org.ingestquarantine.pipeline.Settings;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.amqp.ImmediateRequeueAmqpException;
+import org.springframework.amqp.rabbit.config.RetryInterceptorBuilder;
+import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
+import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.retry.interceptor.RetryOperationsInterceptor;
+import org.springframework.retry.policy.NeverRetryPolicy;
+import org.springframework.util.ErrorHandler;
+
+/**
+ * Wires the {@code rabbitmq} profile: connection factories, the ingest publisher, the broker adapter and
+ * the beans the consumer endpoints name ({@code application-rabbitmq.properties}).
+ *
+ * <p>Beans bound: {@value #CONNECTION_FACTORY} (consumers), {@value #REQUEUE} and {@value #DLQ_REQUEUE}
+ * (the endpoints' {@code retry} option), {@value #LISTENER_ERRORS} (the component's error handler),
+ * {@code ingestPublisher}.
+ *
+ * <p>Why a custom {@code retry}: camel-spring-rabbitmq's default advice retries a failed message
+ * in-process 5 times (no new broker delivery, so counts would be wrong), and with
+ * {@code rejectAndDontRequeue=false} it has no recoverer, so Spring AMQP logs "Message(s) dropped on
+ * recovery" and ACKNOWLEDGES the failed message. Ours never retries in-process and ends every failed
+ * exchange with {@link ImmediateRequeueAmqpException}: the container rejects it with requeue, which the
+ * quorum queue counts. Why a custom error handler: Spring's default one logs every failure with a stack
+ * trace and turns some causes (e.g. ClassCastException) into reject-without-requeue, which would
+ * dead-letter a message without a quarantine record.
+ *
+ * <p>Properties, all in application-rabbitmq.properties with their units: {@code rabbitmq.uri},
+ * {@code rabbitmq.exchange}, {@code rabbitmq.routing-key}, {@code rabbitmq.queue},
+ * {@code rabbitmq.release-delay-max-ms} (see {@link RabbitMqBrokerAdapter}) and
+ * {@code rabbitmq.dlq-requeue-delay-ms} (pause before a DLQ message whose sweep failed is requeued, so a
+ * persistent failure does not spin).
+ */
+public final class RabbitMqWiring implements BrokerWiring {
+
+    /** Bean name of the consumers' connection factory. */
+    public static final String CONNECTION_FACTORY = "rabbitConnectionFactory";
+    /** Bean name of the ingest consumer's retry advice: requeue at once. */
+    public static final String REQUEUE = "rabbitRequeue";
+    /** Bean name of the DLQ sweeper's retry advice: requeue after a pause. */
+    public static final String DLQ_REQUEUE = "rabbitDlqRequeue";
+    /** Bean name of the listener containers' error handler. */
+    public static final String LISTENER_ERRORS = "rabbitListenerErrors";
+
+    private static final Logger LOG = LoggerFactory.getLogger(RabbitMqWiring.class);
+
+    @Override
+    public BrokerAdapter open(BrokerSetup setup) {
+        Settings settings = setup.settings();
+        Registry registry = setup.registry();
+        URI uri = URI.create(settings.required("rabbitmq.uri"));
+        CachingConnectionFactory consumers = new CachingConnectionFactory(uri);
+        consumers.setConnectionNameStrategy(f -> "ingest-quarantine-consumer");
+        setup.closeOnStop().accept(consumers::destroy);
+        CachingConnectionFactory publishers = new CachingConnectionFactory(uri);
+        publishers.setConnectionNameStrategy(f -> "ingest-quarantine-publisher");
+        publishers.setPublisherConfirmType(CachingConnectionFactory.ConfirmType.SIMPLE);
+        setup.closeOnStop().accept(publishers::destroy);
+
+        registry.bind(CONNECTION_FACTORY, consumers);
+        registry.bind(REQUEUE, requeueAfter(Duration.ZERO));
+        registry.bind(DLQ_REQUEUE, requeueAfter(settings.requiredMillis("rabbitmq.dlq-requeue-delay-ms")));
+        registry.bind(LISTENER_ERRORS, (ErrorHandler) t ->
+                LOG.debug("listener failed; the message is requeued ({})", t.getClass().getSimpleName()));
+        registry.bind("ingestPublisher", new RabbitMqIngestPublisher(new RabbitTemplate(publishers),
+                settings.required("rabbitmq.exchange"), settings.required("rabbitmq.routing-key"),
+                settings.required("rabbitmq.queue")));
+        return new RabbitMqBrokerAdapter(settings.requiredMillis("rabbitmq.release-delay-max-ms"));
+    }
+
+    /**
+     * @param pause how long to wait before the requeue (zero: none)
+     * @return advice that calls the listener once and, if it failed, requeues the message
+     */
+    static RetryOperationsInterceptor requeueAfter(Duration pause) {
+        return RetryInterceptorBuilder.stateless()
+                .retryPolicy(new NeverRetryPolicy())
+                .recoverer((message, cause) -> {
+                    if (!pause.isZero()) {
+                        try {
+                            Thread.sleep(pause.toMillis());
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }
+                    throw new ImmediateRequeueAmqpException("exchange failed; requeued for redelivery");
+                })
+                .build();
+    }
+}

@@ -1,0 +1,71 @@
+package org.ingestquarantine.broker.sqs;
+
+import java.time.Duration;
+import java.util.Map;
+import org.apache.camel.Exchange;
+import org.apache.camel.component.aws2.sqs.Sqs2Constants;
+import org.ingestquarantine.delivery.BrokerAdapter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.services.sqs.SqsClient;
+import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
+
+/**
+ * SQS (and ElasticMQ): the key is the message id, the count is {@code ApproximateReceiveCount}, and a
+ * release sets the message's visibility timeout to the back-off, so the redelivery waits that long.
+ *
+ * <p>SQS counts in whole seconds and allows at most 43,200 s (12 h) of visibility (AWS SQS Developer
+ * Guide, "Visibility timeout"); a longer back-off is capped there.
+ */
+public final class SqsBrokerAdapter implements BrokerAdapter {
+
+    /** Upper bound of ChangeMessageVisibility, seconds (AWS documentation). */
+    public static final int MAX_VISIBILITY_SECONDS = 43_200;
+
+    private static final Logger LOG = LoggerFactory.getLogger(SqsBrokerAdapter.class);
+
+    private final SqsClient sqs;
+    private final String queueUrl;
+
+    /**
+     * @param sqs the client the consumer uses
+     * @param queueUrl the ingest queue's URL
+     */
+    public SqsBrokerAdapter(SqsClient sqs, String queueUrl) {
+        this.sqs = sqs;
+        this.queueUrl = queueUrl;
+    }
+
+    @Override
+    public String deliveryKey(Exchange exchange) {
+        return "sqs:" + exchange.getIn().getHeader(Sqs2Constants.MESSAGE_ID, String.class);
+    }
+
+    @Override
+    public int deliveryCount(Exchange exchange) {
+        Map<?, ?> attributes = exchange.getIn().getHeader(Sqs2Constants.ATTRIBUTES, Map.class);
+        Object count = attributes == null ? null : attributes.get(MessageSystemAttributeName.APPROXIMATE_RECEIVE_COUNT);
+        if (count == null && attributes != null) {
+            count = attributes.get(MessageSystemAttributeName.APPROXIMATE_RECEIVE_COUNT.toString());
+        }
+        if (count == null) {
+            throw new IllegalStateException("the SQS message has no ApproximateReceiveCount attribute;"
+                    + " configure the consumer with attributeNames=All");
+        }
+        return Integer.parseInt(count.toString());
+    }
+
+    @Override
+    public void release(Exchange exchange, Duration delay) {
+        String receipt = exchange.getIn().getHeader(Sqs2Constants.RECEIPT_HANDLE, String.class);
+        int seconds = (int) Math.min(MAX_VISIBILITY_SECONDS, (delay.toMillis() + 999) / 1000);
+        try {
+            sqs.changeMessageVisibility(b -> b.queueUrl(queueUrl).receiptHandle(receipt).visibilityTimeout(seconds));
+        } catch (SdkException e) {
+            // the message still comes back, after the queue's own visibility timeout
+            LOG.warn("could not set the redelivery delay of {} to {} s ({}); it returns after the queue's visibility timeout",
+                    deliveryKey(exchange), seconds, e.getClass().getSimpleName());
+        }
+    }
+}

@@ -1,0 +1,169 @@
+package org.ingestquarantine.db;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import java.time.Duration;
+import java.util.Properties;
+import javax.sql.DataSource;
+import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.FlywayException;
+
+/**
+ * The pipeline's PostgreSQL connection pool (HikariCP), with the schema migrated by Flyway
+ * ({@code classpath:db/migration}) before it is handed out.
+ *
+ * <p>Defaults, each stated once:
+ * <ul>
+ *   <li>{@value #CONNECT_TIMEOUT_PROPERTY}: how long a caller waits for a connection, in milliseconds;
+ *       default {@value #DEFAULT_CONNECT_TIMEOUT_MS}. Short on purpose: an outage fails fast (the caller's
+ *       circuit breaker pauses the consumer) instead of hanging. HikariCP's floor is 250 ms.</li>
+ *   <li>socket timeout {@value #SOCKET_TIMEOUT_SECONDS} s: a statement on a connection whose server stopped
+ *       answering fails after this long.</li>
+ *   <li>pool size {@value #MAX_POOL_SIZE} connections.</li>
+ * </ul>
+ * After the server comes back, the pool replaces broken connections by itself; no restart is needed: every
+ * connection is checked when it is borrowed (system property {@code com.zaxxer.hikari.aliveBypassWindowMs}
+ * is set to 0 unless already set).
+ */
+public final class Database implements AutoCloseable {
+
+    /** Property naming the connect timeout in milliseconds. */
+    public static final String CONNECT_TIMEOUT_PROPERTY = "db.connect-timeout-ms";
+    /** Default connect timeout, milliseconds. */
+    public static final long DEFAULT_CONNECT_TIMEOUT_MS = 2000;
+    /** Property naming the JDBC URL (used in the error message only; the caller reads its own config). */
+    public static final String URL_PROPERTY = "db.url";
+    /** Socket (read) timeout of every connection, seconds. */
+    public static final int SOCKET_TIMEOUT_SECONDS = 30;
+    /** Maximum pooled connections. */
+    public static final int MAX_POOL_SIZE = 5;
+
+    static {
+        // HikariCP skips the liveness check of a connection used in the last 500 ms, so right after a
+        // database restart it can hand out a dead connection. Check every borrow instead (one round trip);
+        // must be set before HikariCP's pool class loads, and an explicit setting wins.
+        if (System.getProperty("com.zaxxer.hikari.aliveBypassWindowMs") == null) {
+            System.setProperty("com.zaxxer.hikari.aliveBypassWindowMs", "0");
+        }
+    }
+
+    private final HikariDataSource dataSource;
+
+    private Database(HikariDataSource dataSource) {
+        this.dataSource = dataSource;
+    }
+
+    /**
+     * Opens a pool with the default connect timeout and migrates the schema.
+     *
+     * @see #open(String, String, String, Duration)
+     */
+    public static Database open(String jdbcUrl, String user, String password) {
+        return open(jdbcUrl, user, password, Duration.ofMillis(DEFAULT_CONNECT_TIMEOUT_MS));
+    }
+
+    /**
+     * Opens a pool, reading the connect timeout from {@code properties} ({@value #CONNECT_TIMEOUT_PROPERTY},
+     * milliseconds, default {@value #DEFAULT_CONNECT_TIMEOUT_MS}), and migrates the schema.
+     *
+     * @throws IllegalArgumentException if the timeout is not a positive number
+     * @see #open(String, String, String, Duration)
+     */
+    public static Database open(String jdbcUrl, String user, String password, Properties properties) {
+        String raw = properties.getProperty(CONNECT_TIMEOUT_PROPERTY, Long.toString(DEFAULT_CONNECT_TIMEOUT_MS));
+        long millis;
+        try {
+            millis = Long.parseLong(raw.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(CONNECT_TIMEOUT_PROPERTY + " must be a number of milliseconds, was '"
+                    + raw + "'");
+        }
+        return open(jdbcUrl, user, password, Duration.ofMillis(millis));
+    }
+
+    /**
+     * Opens a pool and migrates the schema to the latest version.
+     *
+     * @param jdbcUrl e.g. {@code jdbc:postgresql://localhost:5432/postgres}
+     * @param user database user
+     * @param password database password, may be empty
+     * @param connectTimeout how long to wait for a connection; positive, at least 250 ms is used
+     * @return the open database; close it to close the pool
+     * @throws DatabaseUnavailableException if the server cannot be reached or the migration fails; its
+     *         message is one line naming the URL, the reason and what to do
+     * @throws IllegalArgumentException if {@code connectTimeout} is not positive
+     */
+    public static Database open(String jdbcUrl, String user, String password, Duration connectTimeout) {
+        if (connectTimeout.isZero() || connectTimeout.isNegative()) {
+            throw new IllegalArgumentException(CONNECT_TIMEOUT_PROPERTY + " must be positive, was "
+                    + connectTimeout.toMillis() + " ms");
+        }
+        HikariDataSource pool;
+        try {
+            pool = new HikariDataSource(config(jdbcUrl, user, password, connectTimeout));
+        } catch (RuntimeException e) {
+            throw new DatabaseUnavailableException("PostgreSQL at " + jdbcUrl + " is unreachable: "
+                    + rootMessage(e) + "; start it or set " + URL_PROPERTY, e);
+        }
+        try {
+            Flyway.configure()
+                    .dataSource(pool)
+                    .locations("classpath:db/migration")
+                    .load()
+                    .migrate();
+        } catch (FlywayException e) {
+            pool.close();
+            throw new DatabaseUnavailableException("PostgreSQL at " + jdbcUrl + " could not be migrated: "
+                    + rootMessage(e) + "; check that the schema was created by this application", e);
+        }
+        return new Database(pool);
+    }
+
+    private static HikariConfig config(String jdbcUrl, String user, String password, Duration connectTimeout) {
+        long millis = Math.max(250, connectTimeout.toMillis());
+        HikariConfig config = new HikariConfig();
+        config.setPoolName("ingest-db");
+        config.setJdbcUrl(jdbcUrl);
+        config.setUsername(user);
+        config.setPassword(password);
+        config.setMaximumPoolSize(MAX_POOL_SIZE);
+        config.setConnectionTimeout(millis);
+        config.setValidationTimeout(Math.min(millis, 1000));
+        // Fail at construction if the first connection cannot be made within the connect timeout.
+        config.setInitializationFailTimeout(millis);
+        config.addDataSourceProperty("connectTimeout", Long.toString(Math.max(1, (millis + 999) / 1000)));
+        config.addDataSourceProperty("socketTimeout", Integer.toString(SOCKET_TIMEOUT_SECONDS));
+        return config;
+    }
+
+    private static String rootMessage(Throwable t) {
+        Throwable root = t;
+        for (int depth = 0; root.getCause() != null && root.getCause() != root && depth < 32; depth++) {
+            root = root.getCause();
+        }
+        String message = root.getMessage();
+        return (message == null ? root.getClass().getSimpleName() : message).replace('\n', ' ');
+    }
+
+    /** @return the pooled data source; valid until {@link #close()} */
+    public DataSource dataSource() {
+        return dataSource;
+    }
+
+    /**
+     * @return whether the database answers a validity check within 1 s now; never throws
+     */
+    public boolean isReachable() {
+        try (java.sql.Connection c = dataSource.getConnection()) {
+            return c.isValid(1);
+        } catch (java.sql.SQLException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    /** Closes the pool. */
+    @Override
+    public void close() {
+        dataSource.close();
+    }
+}

@@ -1,0 +1,185 @@
+package org.ingestquarantine.db;
+
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * A real PostgreSQL server (zonky embedded binaries) run as a child process, its data kept in a folder.
+ *
+ * <p>The data folder survives {@link #stop()} and a JVM restart: a later start on the same folder sees
+ * every committed row. {@link #start()} after {@link #stop()} brings the server back on the SAME port and
+ * folder, so a {@link Database} pool built on {@link #jdbcUrl()} reconnects by itself; tests use this to
+ * stop the database mid-run.
+ *
+ * <p>Defaults: folder {@link #DEFAULT_DATA_DIRECTORY}, a free port chosen at the first start, user
+ * {@value #USER}, database {@value #DATABASE}, local trust authentication (the password is ignored).
+ * Commits are synchronous ({@code synchronous_commit=on}, overriding zonky's test default of off) so a
+ * committed quarantine record survives a crash of the server.
+ */
+public final class EmbeddedPostgresService implements AutoCloseable {
+
+    /** Data folder used when none is given: {@code ./data/postgres}. */
+    public static final Path DEFAULT_DATA_DIRECTORY = Path.of("data", "postgres");
+    /** Superuser created by initdb. */
+    public static final String USER = "postgres";
+    /** Database the pipeline uses. */
+    public static final String DATABASE = "postgres";
+
+    private final Path dataDirectory;
+    private int port;
+    private EmbeddedPostgres server;
+
+    private EmbeddedPostgresService(Path dataDirectory, int port) {
+        this.dataDirectory = dataDirectory.toAbsolutePath();
+        this.port = port;
+    }
+
+    /**
+     * Starts a server on {@link #DEFAULT_DATA_DIRECTORY} and a free port.
+     *
+     * @throws UncheckedIOException if the server does not start
+     */
+    public static EmbeddedPostgresService startDefault() {
+        return start(DEFAULT_DATA_DIRECTORY, 0);
+    }
+
+    /**
+     * Starts a server keeping its data in {@code dataDirectory} (created and initialised if empty).
+     *
+     * @param dataDirectory folder for the cluster's files; an existing cluster there is reused as-is
+     * @param port TCP port on localhost; 0 picks a free port, which later restarts keep
+     * @throws UncheckedIOException if the server does not start (port taken, folder locked by another server)
+     */
+    public static EmbeddedPostgresService start(Path dataDirectory, int port) {
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("port must be 0 (free port) or 1-65535, was " + port);
+        }
+        EmbeddedPostgresService service = new EmbeddedPostgresService(dataDirectory, port);
+        service.start();
+        return service;
+    }
+
+    /**
+     * Starts the server again after {@link #stop()}, on the same port and folder. Does nothing if running.
+     *
+     * @throws UncheckedIOException if the server does not start
+     */
+    public synchronized void start() {
+        if (server != null) {
+            return;
+        }
+        try {
+            Files.createDirectories(dataDirectory);
+            stopLeftover();
+            EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
+                    .setDataDirectory(dataDirectory)
+                    .setCleanDataDirectory(false)
+                    .setServerConfig("synchronous_commit", "on");
+            if (port != 0) {
+                builder.setPort(port);
+            }
+            server = builder.start();
+            port = server.getPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException("embedded PostgreSQL did not start in " + dataDirectory
+                    + (port == 0 ? "" : " on port " + port) + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * A process killed with SIGKILL leaves its embedded server running, holding this folder. The caller
+     * owns the folder (the data folder's lock), so a server still named in {@code postmaster.pid} is that
+     * orphan: it is asked to stop (SIGTERM, PostgreSQL's "smart" shutdown keeps committed data), then
+     * killed if it has not gone within 10 s.
+     */
+    private void stopLeftover() throws IOException {
+        Path pidFile = dataDirectory.resolve("postmaster.pid");
+        if (!Files.isRegularFile(pidFile)) {
+            return;
+        }
+        String first = Files.readAllLines(pidFile).stream().findFirst().orElse("").trim();
+        long pid;
+        try {
+            pid = Long.parseLong(first);
+        } catch (NumberFormatException e) {
+            return;
+        }
+        java.util.Optional<ProcessHandle> orphan = ProcessHandle.of(pid)
+                .filter(ProcessHandle::isAlive)
+                .filter(p -> p.info().command().map(c -> c.endsWith("postgres")).orElse(false));
+        if (orphan.isEmpty()) {
+            return;
+        }
+        org.slf4j.LoggerFactory.getLogger(EmbeddedPostgresService.class)
+                .warn("stopping the embedded PostgreSQL (pid {}) that a killed run left in {}", pid, dataDirectory);
+        ProcessHandle p = orphan.get();
+        p.destroy();
+        try {
+            p.onExit().get(10, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            p.destroyForcibly();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IOException(e.getCause());
+        }
+    }
+
+    /**
+     * Stops the server (fast shutdown: open connections are cut, committed data is kept). Does nothing if
+     * already stopped.
+     *
+     * @throws UncheckedIOException if the server does not stop cleanly
+     */
+    public synchronized void stop() {
+        if (server == null) {
+            return;
+        }
+        try {
+            server.close();
+        } catch (IOException e) {
+            throw new UncheckedIOException("embedded PostgreSQL did not stop cleanly: " + e.getMessage(), e);
+        } finally {
+            server = null;
+        }
+    }
+
+    /** @return whether the server is running (started and not stopped) */
+    public synchronized boolean isRunning() {
+        return server != null;
+    }
+
+    /** @return {@code jdbc:postgresql://localhost:<port>/postgres}; stays valid across stop and start */
+    public String jdbcUrl() {
+        return "jdbc:postgresql://localhost:" + port + "/" + DATABASE;
+    }
+
+    /** @return the database user, {@value #USER} */
+    public String user() {
+        return USER;
+    }
+
+    /** @return a password to hand to a client; the embedded server trusts local connections and ignores it */
+    public String password() {
+        return "";
+    }
+
+    /** @return the TCP port the server listens on */
+    public int port() {
+        return port;
+    }
+
+    /** @return the absolute data folder */
+    public Path dataDirectory() {
+        return dataDirectory;
+    }
+
+    /** Same as {@link #stop()}. */
+    @Override
+    public void close() {
+        stop();
+    }
+}

@@ -1,0 +1,29 @@
+package org.ingestquarantine.delivery;
+
+import java.util.Locale;
+
+/** How an attempt journal row was closed; the lower-case {@link #code()} is the database form. */
+public enum AttemptOutcome {
+    /** The document was indexed and the message acknowledged. */
+    INDEXED,
+    /** Nothing to do (unchanged, stale or deleted at source); acknowledged. */
+    SKIPPED,
+    /** The attempt failed with a retryable error and handed the message back to the broker. */
+    RELEASED,
+    /** A quarantine record was committed and the message acknowledged. */
+    QUARANTINED;
+
+    /** @return {@code indexed}, {@code skipped}, {@code released} or {@code quarantined} */
+    public String code() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    /**
+     * @param code a database code, any case
+     * @return the matching outcome
+     * @throws IllegalArgumentException if {@code code} names none
+     */
+    public static AttemptOutcome fromCode(String code) {
+        return valueOf(code.trim().toUpperCase(Locale.ROOT));
+    }
+}

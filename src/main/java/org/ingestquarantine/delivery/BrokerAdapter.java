@@ -1,0 +1,34 @@
+package org.ingestquarantine.delivery;
+
+import java.time.Duration;
+import org.apache.camel.Exchange;
+
+/**
+ * What differs between brokers once a message is in a Camel exchange: its identity, how many times it
+ * has been delivered, and how to hand it back for a later redelivery. Acknowledgement itself is the
+ * consumer's: a completed exchange is acknowledged, a failed one is not.
+ */
+public interface BrokerAdapter {
+
+    /**
+     * @param exchange a consumed message
+     * @return a key that stays the same across redeliveries of this message
+     */
+    String deliveryKey(Exchange exchange);
+
+    /**
+     * @param exchange a consumed message
+     * @return deliveries so far counting this one: 1 on the first delivery, with one meaning on every
+     *     broker (SQS ApproximateReceiveCount; RabbitMQ x-delivery-count + 1; Kafka: the attempt journal)
+     */
+    int deliveryCount(Exchange exchange);
+
+    /**
+     * Arranges for the message to come back after {@code delay}. The exchange then fails, so the consumer
+     * does not acknowledge it.
+     *
+     * @param exchange a consumed message
+     * @param delay how long the broker should hold it back; the broker may round it
+     */
+    void release(Exchange exchange, Duration delay);
+}

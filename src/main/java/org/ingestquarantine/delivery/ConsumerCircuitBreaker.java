@@ -1,0 +1,83 @@
+package org.ingestquarantine.delivery;
+
+import java.time.Duration;
+import java.util.Set;
+import java.util.function.BooleanSupplier;
+import org.apache.camel.Exchange;
+import org.ingestquarantine.failure.ErrorClassifier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Holds the consumer while the database (quarantine store, index, attempt journal) cannot be reached,
+ * instead of burning the messages' deliveries on failures that waiting will cure (DESIGN.md §2).
+ *
+ * <p>A failure whose reason names the database opens the breaker. While it is open, every delivery
+ * waits at the entrance of the consumer route ({@link #awaitClosed}), before any work and before its
+ * attempt is journalled, probing the database every {@code probeInterval}; the first successful probe
+ * closes it. Waiting holds the consumer threads, so the broker stops handing out messages. A message
+ * held longer than the broker's visibility timeout (SQS) comes back later; the broker's own
+ * dead-letter backstop remains for outages longer than that.
+ */
+public final class ConsumerCircuitBreaker {
+
+    /** Failure reasons that open the breaker. */
+    public static final Set<String> DATABASE_REASONS = Set.of("db_unavailable", "db_error", "quarantine_unavailable");
+
+    private static final Logger LOG = LoggerFactory.getLogger(ConsumerCircuitBreaker.class);
+
+    private final BooleanSupplier databaseReachable;
+    private final ErrorClassifier classifier;
+    private final Duration probeInterval;
+    private volatile boolean open;
+
+    /**
+     * @param databaseReachable probe: true when the database answers; must not throw
+     * @param classifier gives a failure's reason
+     * @param probeInterval time between probes while open (property {@code db.probe-interval-ms}, default 1000)
+     */
+    public ConsumerCircuitBreaker(BooleanSupplier databaseReachable, ErrorClassifier classifier, Duration probeInterval) {
+        this.databaseReachable = databaseReachable;
+        this.classifier = classifier;
+        this.probeInterval = probeInterval;
+    }
+
+    /**
+     * Opens the breaker when the delivery failed because the database is unreachable.
+     *
+     * @param exchange a failed delivery
+     */
+    public void onFailure(Exchange exchange) {
+        Throwable failure = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
+        if (failure != null && DATABASE_REASONS.contains(classifier.classify(failure).reasonCode()) && !open) {
+            open = true;
+            LOG.warn("the database is unreachable; holding the consumer and probing every {} ms", probeInterval.toMillis());
+        }
+    }
+
+    /**
+     * Returns at once while closed; while open, blocks until a probe succeeds.
+     *
+     * @throws InterruptedException when the consumer is being stopped
+     */
+    public void awaitClosed() throws InterruptedException {
+        while (open) {
+            synchronized (this) {
+                if (!open) {
+                    return;
+                }
+                if (databaseReachable.getAsBoolean()) {
+                    open = false;
+                    LOG.info("the database answers again; consuming");
+                    return;
+                }
+                wait(probeInterval.toMillis());
+            }
+        }
+    }
+
+    /** @return whether the consumer is being held */
+    public boolean isOpen() {
+        return open;
+    }
+}

@@ -1,0 +1,69 @@
+package org.ingestquarantine.delivery;
+
+import org.apache.camel.Exchange;
+import org.ingestquarantine.ingest.IndexOutcome;
+import org.ingestquarantine.metrics.PipelineMetrics;
+import org.ingestquarantine.pipeline.IngestMessage;
+import org.ingestquarantine.pipeline.PipelineKeys;
+import org.ingestquarantine.quarantine.QuarantineRecorder;
+
+/**
+ * Closes a delivery: its attempt in the journal and its terminal outcome in the metrics. Called only
+ * after the outcome is committed (index written, or quarantine record written), and before the consumer
+ * acknowledges the message.
+ */
+public final class Outcomes {
+
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Outcomes.class);
+
+    private final StageTracker stages;
+    private final PipelineMetrics metrics;
+
+    /**
+     * @param stages closes the journal attempt
+     * @param metrics records the outcome
+     */
+    public Outcomes(StageTracker stages, PipelineMetrics metrics) {
+        this.stages = stages;
+        this.metrics = metrics;
+    }
+
+    /**
+     * @param exchange a delivery whose index write committed
+     * @param outcome the index's verdict
+     */
+    public void indexed(Exchange exchange, IndexOutcome outcome) {
+        String name = switch (outcome) {
+            case INDEXED -> "indexed";
+            case UNCHANGED -> "unchanged";
+            case STALE_REJECTED -> "stale";
+        };
+        stages.close(exchange, outcome == IndexOutcome.INDEXED ? "indexed" : "skipped");
+        settle(exchange, name);
+    }
+
+    /** @param exchange a delivery skipped because the index already holds this version */
+    public void unchanged(Exchange exchange) {
+        stages.close(exchange, "skipped");
+        settle(exchange, "unchanged");
+    }
+
+    /** @param exchange a delivery whose quarantine record committed */
+    public void quarantined(Exchange exchange) {
+        stages.close(exchange, "quarantined");
+        settle(exchange, "quarantined");
+    }
+
+    /** @param exchange a delivery handed back to the broker for a later redelivery */
+    public void released(Exchange exchange) {
+        stages.close(exchange, "released");
+    }
+
+    private void settle(Exchange exchange, String outcome) {
+        IngestMessage message = exchange.getProperty(PipelineKeys.MESSAGE, IngestMessage.class);
+        String source = message == null ? QuarantineRecorder.INVALID_MESSAGES_SOURCE : message.source();
+        LOG.info("{} {}", message == null ? exchange.getProperty(PipelineKeys.DELIVERY_KEY, String.class)
+                : message.source() + "/" + message.docId(), outcome);
+        metrics.settled(exchange.getProperty(PipelineKeys.DELIVERY_KEY, String.class), source, outcome);
+    }
+}

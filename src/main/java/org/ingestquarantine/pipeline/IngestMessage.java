@@ -1,0 +1,99 @@
+package org.ingestquarantine.pipeline;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import org.ingestquarantine.failure.PermanentInputException;
+
+/**
+ * One broker message naming one document. Wire form: a JSON object, see
+ * {@code src/main/resources/schema/ingest-message.schema.json}:
+ * <pre>{"source":"local","doc_id":"reports/a.pdf","uri":"file:///srv/docs/reports/a.pdf",
+ *  "source_version":"…","cursor":"…","ingest_seq":42}</pre>
+ *
+ * @param source name of the source (a connector instance), required
+ * @param docId the document's identity within its source, required
+ * @param uri where to fetch it: {@code file://} now
+ * @param sourceVersion the producer's idea of the version (etag), may be {@code null}
+ * @param cursor the producer's cursor when it emitted the message, may be {@code null}
+ * @param ingestSeq the producer's sequence number, may be {@code null}
+ */
+public record IngestMessage(String source, String docId, URI uri, String sourceVersion, String cursor, Long ingestSeq) {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /**
+     * @param body the message body
+     * @return the message
+     * @throws PermanentInputException with reason {@code invalid_message} when the body is not a JSON
+     *     object, or lacks {@code source}, {@code doc_id} or a valid {@code uri}
+     */
+    public static IngestMessage parse(String body) {
+        if (body == null || body.isBlank()) {
+            throw PermanentInputException.invalidMessage("the message body is empty; expected a JSON object with source, doc_id and uri");
+        }
+        JsonNode node;
+        try {
+            node = JSON.readTree(body);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw PermanentInputException.invalidMessage("the message body is not valid JSON (" + e.getOriginalMessage() + ")");
+        } catch (IOException e) {
+            throw PermanentInputException.invalidMessage("the message body could not be read (" + e.getClass().getSimpleName() + ")");
+        }
+        if (node == null || !node.isObject()) {
+            throw PermanentInputException.invalidMessage("the message body is not a JSON object");
+        }
+        String source = text(node, "source");
+        String docId = text(node, "doc_id");
+        String uri = text(node, "uri");
+        URI parsed;
+        try {
+            parsed = new URI(uri);
+        } catch (URISyntaxException e) {
+            throw PermanentInputException.invalidMessage("field uri is not a URI: " + e.getReason());
+        }
+        if (parsed.getScheme() == null) {
+            throw PermanentInputException.invalidMessage("field uri has no scheme; expected file://, http(s):// or s3://");
+        }
+        JsonNode seq = node.get("ingest_seq");
+        Long ingestSeq = seq == null || seq.isNull() ? null : seq.canConvertToLong() ? seq.asLong() : null;
+        if (seq != null && !seq.isNull() && ingestSeq == null) {
+            throw PermanentInputException.invalidMessage("field ingest_seq must be an integer");
+        }
+        return new IngestMessage(source, docId, parsed, optionalText(node, "source_version"), optionalText(node, "cursor"), ingestSeq);
+    }
+
+    /** @return the wire form of this message */
+    public String toJson() {
+        ObjectNode n = JSON.createObjectNode();
+        n.put("source", source);
+        n.put("doc_id", docId);
+        n.put("uri", uri.toString());
+        if (sourceVersion != null) {
+            n.put("source_version", sourceVersion);
+        }
+        if (cursor != null) {
+            n.put("cursor", cursor);
+        }
+        if (ingestSeq != null) {
+            n.put("ingest_seq", ingestSeq);
+        }
+        return n.toString();
+    }
+
+    private static String text(JsonNode node, String field) {
+        JsonNode v = node.get(field);
+        if (v == null || v.isNull() || !v.isTextual() || v.asText().isBlank()) {
+            throw PermanentInputException.invalidMessage("field " + field + " is missing or not a non-empty string");
+        }
+        return v.asText();
+    }
+
+    private static String optionalText(JsonNode node, String field) {
+        JsonNode v = node.get(field);
+        return v == null || v.isNull() ? null : v.asText();
+    }
+}

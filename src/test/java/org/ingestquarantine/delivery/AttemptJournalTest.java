@@ -1,0 +1,113 @@
+package org.ingestquarantine.delivery;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.NoSuchElementException;
+import java.util.Objects;
+import org.ingestquarantine.testsupport.MutableClock;
+import org.ingestquarantine.testsupport.PostgresTestBase;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Ensures the journal counts deaths (attempts never closed), not deliveries, and counts every attempt for Kafka. */
+class AttemptJournalTest extends PostgresTestBase {
+
+    private static final Instant T0 = Instant.parse("2025-03-01T10:00:00Z");
+
+    private MutableClock clock;
+    private AttemptJournal journal;
+
+    @BeforeEach
+    void setUp() {
+        clock = new MutableClock(T0);
+        journal = new AttemptJournal(dataSource(), clock);
+    }
+
+    @Test
+    void shouldReportNoDeathsForAnUnknownKey() {
+        assertThat(journal.deaths("k")).isEqualTo(Deaths.NONE);
+        assertThat(journal.attempts("k")).isZero();
+    }
+
+    @Test
+    void shouldNotCountAClosedAttemptAsADeath() {
+        long first = journal.open("k1", "folder", "a.pdf", 1);
+        journal.stage(first, "fetch");
+        journal.close(first, "released");
+
+        assertThat(journal.deaths("k1")).isEqualTo(Deaths.NONE);
+        assertThat(journal.attempts("k1")).isEqualTo(1);
+    }
+
+    @Test
+    void shouldCountAttemptsNeverClosedWithTheLastStageReached() {
+        long first = journal.open("k2", "folder", "b.pdf", 1);
+        journal.stage(first, "parse");
+        clock.advance(Duration.ofSeconds(30));
+        long second = journal.open("k2", "folder", "b.pdf", 2);
+        journal.stage(second, "fetch");
+        journal.stage(second, "parse");
+        journal.stage(second, "embed");
+        long third = journal.open("k2", "folder", "b.pdf", 3);
+        journal.close(third, AttemptOutcome.RELEASED);
+
+        assertThat(journal.deaths("k2")).isEqualTo(new Deaths(2, "embed", T0.plusSeconds(30)));
+        assertThat(journal.attempts("k2")).isEqualTo(3);
+        assertThat(journal.deaths("other")).isEqualTo(Deaths.NONE);
+    }
+
+    @Test
+    void shouldRelaxOnlyTheStageMarksOwnCommit() throws Exception {
+        long id = journal.open("k4", "folder", "d.pdf", 1);
+        journal.stage(id, "parse");
+
+        assertThat(journal.deaths("k4")).isEqualTo(new Deaths(1, "parse", T0));
+        // set_config(..., true) ended with the mark's transaction: the next user of the connection commits synchronously
+        try (java.sql.Connection c = dataSource().getConnection(); java.sql.Statement s = c.createStatement();
+             java.sql.ResultSet rs = s.executeQuery("SHOW synchronous_commit")) {
+            rs.next();
+            assertThat(rs.getString(1)).isEqualTo("on");
+        }
+    }
+
+    @Test
+    void shouldRejectUnknownAttemptsAndOutcomes() {
+        assertThatThrownBy(() -> journal.close(999, AttemptOutcome.INDEXED)).isInstanceOf(NoSuchElementException.class);
+        long id = journal.open("k3", null, null, 1);
+        assertThatThrownBy(() -> journal.close(id, "exploded")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> journal.open("k3", null, null, 0)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void shouldThrowWhileTheDatabaseIsDown() {
+        postgres.stop();
+        try {
+            assertThatThrownBy(() -> journal.open("k4", "folder", "c.pdf", 1))
+                    .isInstanceOf(JournalWriteException.class)
+                    .hasMessageContaining("pause consumption");
+        } finally {
+            postgres.start();
+        }
+        assertThat(journal.open("k4", "folder", "c.pdf", 1)).isPositive();
+    }
+
+    @Test
+    void shouldWriteACloseKeptDuringAnOutageBeforeCountingDeaths() {
+        long id = journal.open("k5", "folder", "e.pdf", 1);
+        postgres.stop();
+        try {
+            journal.close(id, AttemptOutcome.RELEASED);
+            assertThatThrownBy(() -> journal.deaths("k5")).isInstanceOf(JournalWriteException.class);
+        } finally {
+            postgres.start();
+        }
+        // the first count the journal gives once the database answers (the pool may need a moment to reconnect)
+        Deaths first = await().atMost(Duration.ofSeconds(30)).ignoreException(JournalWriteException.class)
+                .until(() -> journal.deaths("k5"), Objects::nonNull);
+        assertThat(first).as("an attempt closed during the outage").isEqualTo(Deaths.NONE);
+    }
+}
