@@ -20,14 +20,15 @@ import org.ingestquarantine.delivery.AttemptJournal;
 import org.ingestquarantine.delivery.BrokerAdapter;
 import org.ingestquarantine.delivery.BrokerSetup;
 import org.ingestquarantine.delivery.BrokerWiring;
+import org.ingestquarantine.delivery.ClassifyFailure;
 import org.ingestquarantine.delivery.ConsumerCircuitBreaker;
 import org.ingestquarantine.delivery.DeliveryGuard;
 import org.ingestquarantine.delivery.DlqSweeper;
+import org.ingestquarantine.delivery.ErrorTaxonomy;
 import org.ingestquarantine.delivery.FailureDisposition;
 import org.ingestquarantine.delivery.Outcomes;
 import org.ingestquarantine.delivery.QuietRollbackHandler;
-import org.ingestquarantine.delivery.StageTracker;
-import org.ingestquarantine.failure.ErrorClassifier;
+import org.ingestquarantine.delivery.StageNotifier;
 import org.ingestquarantine.failure.RedeliveryPolicies;
 import org.ingestquarantine.failure.Rethrow;
 import org.ingestquarantine.ingest.ChunkStage;
@@ -75,9 +76,6 @@ public final class AppConfiguration implements CamelConfiguration {
     private static final Map<String, BrokerWiring> BROKERS = Map.of(
             "sqs", new SqsWiring(), "rabbitmq", new RabbitMqWiring(), "kafka", new KafkaWiring());
 
-    /** Default largest document accepted, bytes (100 MiB). */
-    public static final long DEFAULT_MAX_BYTES = 100L * 1024 * 1024;
-
     @Override
     public void configure(CamelContext context) throws Exception {
         Settings settings = new Settings(context.getPropertiesComponent()::resolveProperty);
@@ -89,7 +87,7 @@ public final class AppConfiguration implements CamelConfiguration {
         Database database = openDatabase(settings, registry, started, dataDir);
         Clock clock = Clock.systemUTC();
 
-        ErrorClassifier classifier = ErrorClassifier.standard();
+        ClassifyFailure classification = new ClassifyFailure(ErrorTaxonomy.standard());
         RedeliveryPolicies policies = RedeliveryPolicies.fromProperties(settings::find);
         PipelineMetrics metrics = new PipelineMetrics(new SimpleMeterRegistry());
         AttemptJournal journal = new AttemptJournal(database.dataSource(), clock);
@@ -98,12 +96,12 @@ public final class AppConfiguration implements CamelConfiguration {
         BrokerAdapter broker = openBroker(new BrokerSetup(settings, registry, started::push, journal, store));
 
         FolderConnector folder = new FolderConnector();
-        long maxBytes = settings.number("ingest.max-bytes", DEFAULT_MAX_BYTES);
+        long maxBytes = settings.requiredNumber("ingest.max-bytes");
         Embedder embedder = new MiniLmEmbedder();
         WindowChunker chunker = new WindowChunker(
-                (int) settings.number("chunk.max-chars", WindowChunker.DEFAULT_MAX_CHARS),
+                (int) settings.requiredNumber("chunk.max-chars"),
                 (int) settings.number("chunk.max-tokens", embedder.maxTokens()),
-                (int) settings.number("chunk.overlap-words", WindowChunker.DEFAULT_OVERLAP_WORDS), embedder::countTokens);
+                (int) settings.requiredNumber("chunk.overlap-words"), embedder::countTokens);
         PipelineVersions versions = new PipelineVersions(folder.version() + "+" + HttpConnector.VERSION, ParserVersion.CURRENT, chunker.version(),
                 embedder.version());
         ParseLimits limits = parseLimits(settings);
@@ -112,35 +110,35 @@ public final class AppConfiguration implements CamelConfiguration {
         started.push(parser);
 
         DocumentIndex index = new DocumentIndex(database.dataSource(), embedder.dimensions());
-        StageTracker stages = new StageTracker(journal);
         Duration httpTimeout = settings.millis("http.timeout-ms", Duration.ofMillis(HttpConnector.DEFAULT_TIMEOUT_MS));
         Preflight preflight = new Preflight(Map.of(folder.scheme(), folder,
                 "http", new HttpConnector("http", httpTimeout), "https", new HttpConnector("https", httpTimeout)), maxBytes);
-        ConsumerCircuitBreaker breaker = new ConsumerCircuitBreaker(database::isReachable, classifier,
-                settings.millis("db.probe-interval-ms", Duration.ofSeconds(1)));
+        ConsumerCircuitBreaker breaker = new ConsumerCircuitBreaker(database::isReachable, classification,
+                settings.requiredMillis("db.probe-interval-ms"));
+        context.getManagementStrategy().addEventNotifier(new StageNotifier(journal));
 
         registry.bind("pipelineMetrics", metrics);
         registry.bind("consumerCircuitBreaker", breaker);
-        registry.bind("errorClassifier", classifier);
-        registry.bind("failureDisposition", new FailureDisposition(policies, classifier));
+        registry.bind("redeliveryPolicies", policies);
+        registry.bind("classifyFailure", classification);
+        registry.bind("failureDisposition", new FailureDisposition(policies, classification));
         registry.bind("brokerAdapter", broker);
         registry.bind("quietRollback", new QuietRollbackHandler());
         registry.bind("rethrow", new Rethrow());
         registry.bind("deliveryGuard", new DeliveryGuard(broker, journal, policies));
         registry.bind("messageReader", new MessageReader());
-        registry.bind("stageTracker", stages);
         registry.bind("preflight", preflight);
-        registry.bind("fetcher", new Fetcher(preflight, index, versions, dataDir.resolve("work"), maxBytes));
+        registry.bind("fetcher", new Fetcher(preflight, dataDir.resolve("work"), maxBytes));
         registry.bind("parseStage", new ParseStage(parser));
         registry.bind("chunkStage", new ChunkStage(chunker));
-        registry.bind("embedStage", new EmbedStage(embedder));
+        registry.bind("embedStage", new EmbedStage(embedder, (int) settings.requiredNumber("embed.batch-chunks")));
         registry.bind("indexStage", new IndexStage(index, versions));
-        registry.bind("outcomes", new Outcomes(stages, metrics));
+        registry.bind("outcomes", new Outcomes(journal, metrics));
         registry.bind("quarantineStore", store);
         registry.bind("documentIndex", index);
         registry.bind("quarantineQueries", new QuarantineQueries(database.dataSource()));
         registry.bind("dlqSweeper", new DlqSweeper(store, broker));
-        registry.bind("quarantineRecorder", new QuarantineRecorder(store, classifier, versions, metrics));
+        registry.bind("quarantineRecorder", new QuarantineRecorder(store, versions, metrics));
     }
 
     private static ParseLimits parseLimits(Settings s) {

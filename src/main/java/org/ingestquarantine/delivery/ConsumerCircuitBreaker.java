@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
 import org.apache.camel.Exchange;
-import org.ingestquarantine.failure.ErrorClassifier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,18 +26,19 @@ public final class ConsumerCircuitBreaker {
     private static final Logger LOG = LoggerFactory.getLogger(ConsumerCircuitBreaker.class);
 
     private final BooleanSupplier databaseReachable;
-    private final ErrorClassifier classifier;
+    private final ClassifyFailure classification;
     private final Duration probeInterval;
     private volatile boolean open;
 
     /**
      * @param databaseReachable probe: true when the database answers; must not throw
-     * @param classifier gives a failure's reason
-     * @param probeInterval time between probes while open (property {@code db.probe-interval-ms}, default 1000)
+     * @param classification gives a failure's reason
+     * @param probeInterval time between probes while open (property {@code db.probe-interval-ms})
      */
-    public ConsumerCircuitBreaker(BooleanSupplier databaseReachable, ErrorClassifier classifier, Duration probeInterval) {
+    public ConsumerCircuitBreaker(BooleanSupplier databaseReachable, ClassifyFailure classification,
+                                  Duration probeInterval) {
         this.databaseReachable = databaseReachable;
-        this.classifier = classifier;
+        this.classification = classification;
         this.probeInterval = probeInterval;
     }
 
@@ -48,8 +48,14 @@ public final class ConsumerCircuitBreaker {
      * @param exchange a failed delivery
      */
     public void onFailure(Exchange exchange) {
-        Throwable failure = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
-        if (failure != null && DATABASE_REASONS.contains(classifier.classify(failure).reasonCode()) && !open) {
+        if (DATABASE_REASONS.contains(classification.of(exchange).reasonCode())) {
+            onStoreFailure();
+        }
+    }
+
+    /** Opens the breaker: a quarantine record could not be written, so the store is taken to be unreachable. */
+    public void onStoreFailure() {
+        if (!open) {
             open = true;
             LOG.warn("the database is unreachable; holding the consumer and probing every {} ms", probeInterval.toMillis());
         }

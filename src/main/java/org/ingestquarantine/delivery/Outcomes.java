@@ -16,15 +16,15 @@ public final class Outcomes {
 
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Outcomes.class);
 
-    private final StageTracker stages;
+    private final AttemptJournal journal;
     private final PipelineMetrics metrics;
 
     /**
-     * @param stages closes the journal attempt
+     * @param journal closes the delivery's attempt
      * @param metrics records the outcome
      */
-    public Outcomes(StageTracker stages, PipelineMetrics metrics) {
-        this.stages = stages;
+    public Outcomes(AttemptJournal journal, PipelineMetrics metrics) {
+        this.journal = journal;
         this.metrics = metrics;
     }
 
@@ -38,25 +38,32 @@ public final class Outcomes {
             case UNCHANGED -> "unchanged";
             case STALE_REJECTED -> "stale";
         };
-        stages.close(exchange, outcome == IndexOutcome.INDEXED ? "indexed" : "skipped");
+        close(exchange, outcome == IndexOutcome.INDEXED ? "indexed" : "skipped");
         settle(exchange, name);
     }
 
     /** @param exchange a delivery skipped because the index already holds this version */
     public void unchanged(Exchange exchange) {
-        stages.close(exchange, "skipped");
+        close(exchange, "skipped");
         settle(exchange, "unchanged");
     }
 
     /** @param exchange a delivery whose quarantine record committed */
     public void quarantined(Exchange exchange) {
-        stages.close(exchange, "quarantined");
+        close(exchange, "quarantined");
         settle(exchange, "quarantined");
     }
 
     /** @param exchange a delivery handed back to the broker for a later redelivery */
     public void released(Exchange exchange) {
-        stages.close(exchange, "released");
+        close(exchange, "released");
+    }
+
+    private void close(Exchange exchange, String outcome) {
+        Long attemptId = exchange.getProperty(PipelineKeys.ATTEMPT_ID, Long.class);
+        if (attemptId != null) {
+            journal.close(attemptId, outcome);
+        }
     }
 
     private void settle(Exchange exchange, String outcome) {

@@ -44,16 +44,6 @@ public record RedeliveryPolicy(int retries, Duration initialBackoff, double mult
         return new RedeliveryPolicy(0, Duration.ZERO, 1.0, Duration.ZERO, 0.0);
     }
 
-    /**
-     * @param retries redeliveries after the first delivery
-     * @param initial delay before the first redelivery
-     * @param max cap on any single delay
-     * @return exponential back-off doubling each time, with ±20 % jitter
-     */
-    public static RedeliveryPolicy exponential(int retries, Duration initial, Duration max) {
-        return new RedeliveryPolicy(retries, initial, 2.0, max, 0.2);
-    }
-
     /** @return total deliveries this class may have: {@code retries + 1} */
     public int maxDeliveries() {
         return retries + 1;

@@ -1,9 +1,6 @@
 package org.ingestquarantine.ingest;
 
-import java.util.List;
-import org.apache.camel.Exchange;
 import org.ingestquarantine.parse.ParsedDocument;
-import org.ingestquarantine.pipeline.PipelineKeys;
 
 /** Splits the parsed pages into chunks with the configured {@link Chunker}. */
 public final class ChunkStage {
@@ -15,10 +12,11 @@ public final class ChunkStage {
         this.chunker = chunker;
     }
 
-    /** @param exchange the delivery, with {@link PipelineKeys#PARSED} */
-    public void chunk(Exchange exchange) {
-        ParsedDocument parsed = exchange.getProperty(PipelineKeys.PARSED, ParsedDocument.class);
-        List<TextChunk> chunks = chunker.chunk(parsed.pageTexts());
-        exchange.setProperty(PipelineKeys.CHUNKS, chunks);
+    /**
+     * @param parsed the parser's result
+     * @return its chunks
+     */
+    public ChunkedDocument chunk(ParsedDocument parsed) {
+        return new ChunkedDocument(parsed.pageCount(), chunker.chunk(parsed.pageTexts()));
     }
 }

@@ -2,9 +2,8 @@ package org.ingestquarantine.ingest;
 
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.camel.Exchange;
 import org.ingestquarantine.failure.DownstreamContractException;
-import org.ingestquarantine.pipeline.PipelineKeys;
+import org.ingestquarantine.ingest.EmbeddedDocument.EmbeddedChunk;
 
 /**
  * Embeds every chunk, after checking the contract with the model: no chunk longer than the model's
@@ -13,24 +12,28 @@ import org.ingestquarantine.pipeline.PipelineKeys;
  */
 public final class EmbedStage {
 
-    /** Chunks embedded per model call. */
-    public static final int BATCH = 32;
-
     private final Embedder embedder;
+    private final int batchSize;
 
-    /** @param embedder the embedding model */
-    public EmbedStage(Embedder embedder) {
+    /**
+     * @param embedder the embedding model
+     * @param batchSize chunks per model call (property {@code embed.batch-chunks}), ≥ 1
+     */
+    public EmbedStage(Embedder embedder, int batchSize) {
+        if (batchSize < 1) {
+            throw new IllegalArgumentException("embed.batch-chunks must be >= 1, was " + batchSize);
+        }
         this.embedder = embedder;
+        this.batchSize = batchSize;
     }
 
     /**
-     * @param exchange the delivery, with {@link PipelineKeys#CHUNKS} holding {@link TextChunk}s; afterwards
-     *     it holds {@link EmbeddedChunk}s
+     * @param chunked the document's chunks
+     * @return the chunks with their vectors
      * @throws DownstreamContractException with reason {@code chunk_too_long} or {@code vector_width}
      */
-    @SuppressWarnings("unchecked")
-    public void embed(Exchange exchange) {
-        List<TextChunk> chunks = exchange.getProperty(PipelineKeys.CHUNKS, List.class);
+    public EmbeddedDocument embed(ChunkedDocument chunked) {
+        List<TextChunk> chunks = chunked.chunks();
         for (TextChunk c : chunks) {
             int tokens = embedder.countTokens(c.text());
             if (tokens > embedder.maxTokens()) {
@@ -39,8 +42,8 @@ public final class EmbedStage {
             }
         }
         List<EmbeddedChunk> out = new ArrayList<>(chunks.size());
-        for (int from = 0; from < chunks.size(); from += BATCH) {
-            List<TextChunk> batch = chunks.subList(from, Math.min(chunks.size(), from + BATCH));
+        for (int from = 0; from < chunks.size(); from += batchSize) {
+            List<TextChunk> batch = chunks.subList(from, Math.min(chunks.size(), from + batchSize));
             List<float[]> vectors = embedder.embed(batch.stream().map(TextChunk::text).toList());
             for (int i = 0; i < batch.size(); i++) {
                 float[] v = vectors.get(i);
@@ -51,13 +54,6 @@ public final class EmbedStage {
                 out.add(new EmbeddedChunk(batch.get(i), v));
             }
         }
-        exchange.setProperty(PipelineKeys.CHUNKS, out);
-    }
-
-    /**
-     * @param chunk the chunk
-     * @param vector its embedding
-     */
-    public record EmbeddedChunk(TextChunk chunk, float[] vector) {
+        return new EmbeddedDocument(chunked.pageCount(), out);
     }
 }

@@ -1,10 +1,7 @@
 package org.ingestquarantine.ingest;
 
 import java.util.List;
-import org.apache.camel.Exchange;
-import org.ingestquarantine.parse.ParsedDocument;
 import org.ingestquarantine.pipeline.IngestMessage;
-import org.ingestquarantine.pipeline.PipelineKeys;
 import org.ingestquarantine.pipeline.PipelineVersions;
 
 /**
@@ -26,21 +23,29 @@ public final class IndexStage {
     }
 
     /**
-     * @param exchange the delivery, with message, fetched document, parse result and embedded chunks
+     * @param message the delivery's message
+     * @param fetched the fetched document
+     * @return whether the index already holds this very version, made by this very code (then the rest of
+     *     the pipeline is skipped)
+     */
+    public boolean isCurrent(IngestMessage message, FetchedDocument fetched) {
+        return index.isCurrent(message.source(), message.docId(), fetched.sourceVersion(),
+                versions.parser(), versions.chunker(), versions.embedder());
+    }
+
+    /**
+     * @param message the delivery's message
+     * @param fetched the fetched document
+     * @param embedded its chunks with their vectors
      * @return the index's verdict: indexed, unchanged or stale
      */
-    @SuppressWarnings("unchecked")
-    public IndexOutcome index(Exchange exchange) {
-        IngestMessage message = exchange.getProperty(PipelineKeys.MESSAGE, IngestMessage.class);
-        FetchedDocument fetched = exchange.getProperty(PipelineKeys.FETCHED, FetchedDocument.class);
-        ParsedDocument parsed = exchange.getProperty(PipelineKeys.PARSED, ParsedDocument.class);
-        List<EmbedStage.EmbeddedChunk> chunks = exchange.getProperty(PipelineKeys.CHUNKS, List.class);
-        List<IndexedChunk> rows = chunks.stream()
+    public IndexOutcome index(IngestMessage message, FetchedDocument fetched, EmbeddedDocument embedded) {
+        List<IndexedChunk> rows = embedded.chunks().stream()
                 .map(c -> new IndexedChunk(c.chunk().seq(), c.chunk().text(), c.vector(), c.chunk().pageFrom(), c.chunk().pageTo()))
                 .toList();
         IndexedDocument doc = new IndexedDocument(message.source(), message.docId(), fetched.sourceVersion(),
                 fetched.sourceUpdatedAt(), fetched.sha256(), versions.parser(), versions.chunker(), versions.embedder(),
-                parsed.pageCount(), rows);
+                embedded.pageCount(), rows);
         return index.index(doc);
     }
 }

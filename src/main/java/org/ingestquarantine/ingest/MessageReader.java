@@ -1,18 +1,16 @@
 package org.ingestquarantine.ingest;
 
-import org.apache.camel.Exchange;
 import org.ingestquarantine.pipeline.IngestMessage;
-import org.ingestquarantine.pipeline.PipelineKeys;
 
 /** Reads the message body into an {@link IngestMessage}; a body that is not one is permanent_input. */
 public final class MessageReader {
 
     /**
-     * @param exchange the consumed message
+     * @param body the consumed message's body, as text
+     * @return the message
      * @throws PermanentInputException with reason {@code invalid_message}
      */
-    public void read(Exchange exchange) {
-        exchange.setProperty(PipelineKeys.STAGE, "receive");
-        exchange.setProperty(PipelineKeys.MESSAGE, IngestMessage.parse(exchange.getIn().getBody(String.class)));
+    public IngestMessage read(String body) {
+        return IngestMessage.parse(body);
     }
 }

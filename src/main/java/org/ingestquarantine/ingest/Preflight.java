@@ -2,10 +2,8 @@ package org.ingestquarantine.ingest;
 
 import java.io.IOException;
 import java.util.Map;
-import org.apache.camel.Exchange;
 import org.ingestquarantine.failure.PermanentInputException;
 import org.ingestquarantine.pipeline.IngestMessage;
-import org.ingestquarantine.pipeline.PipelineKeys;
 
 /**
  * HEAD before GET: a document that is gone, empty or too large is settled without downloading it.
@@ -27,13 +25,13 @@ public final class Preflight {
     }
 
     /**
-     * @param exchange the delivery, with {@link PipelineKeys#MESSAGE}
+     * @param message the delivery's message
+     * @return what the source says of the document (size, version)
      * @throws PermanentInputException for an unsupported scheme ({@code unsupported_uri}), an empty
      *     document ({@code empty}) or one over {@code ingest.max-bytes} ({@code too_large})
      * @throws IOException from the connector; a missing document is a {@link java.nio.file.NoSuchFileException}
      */
-    public void check(Exchange exchange) throws IOException {
-        IngestMessage message = exchange.getProperty(PipelineKeys.MESSAGE, IngestMessage.class);
+    public SourceHead check(IngestMessage message) throws IOException {
         SourceHead head = connectorFor(message).head(message.uri());
         if (head.contentLength() == 0) {
             throw new PermanentInputException("empty", "the document has 0 bytes");
@@ -42,7 +40,7 @@ public final class Preflight {
             throw new PermanentInputException("too_large",
                     "the document has " + head.contentLength() + " bytes, over ingest.max-bytes=" + maxBytes);
         }
-        exchange.setProperty(PipelineKeys.HEAD, head);
+        return head;
     }
 
     /**

@@ -5,7 +5,6 @@ import java.io.StringWriter;
 import org.apache.camel.Exchange;
 import org.ingestquarantine.failure.Classification;
 import org.ingestquarantine.failure.ErrorClass;
-import org.ingestquarantine.failure.ErrorClassifier;
 import org.ingestquarantine.failure.ErrorFingerprint;
 import org.ingestquarantine.ingest.FetchedDocument;
 import org.ingestquarantine.metrics.PipelineMetrics;
@@ -24,26 +23,23 @@ public final class QuarantineRecorder {
     public static final String INVALID_MESSAGES_SOURCE = "_invalid_messages";
 
     private final QuarantineStore store;
-    private final ErrorClassifier classifier;
     private final PipelineVersions versions;
     private final PipelineMetrics metrics;
 
     /**
      * @param store where records go
-     * @param classifier classifies the caught exception
      * @param versions the versions of connector, parser, chunker and embedder in this process
      * @param metrics counts quarantined documents
      */
-    public QuarantineRecorder(QuarantineStore store, ErrorClassifier classifier, PipelineVersions versions,
-                              PipelineMetrics metrics) {
+    public QuarantineRecorder(QuarantineStore store, PipelineVersions versions, PipelineMetrics metrics) {
         this.store = store;
-        this.classifier = classifier;
         this.versions = versions;
         this.metrics = metrics;
     }
 
     /**
-     * @param exchange the failed delivery; its caught exception is in {@link Exchange#EXCEPTION_CAUGHT}
+     * @param exchange the failed delivery; its caught exception is in {@link Exchange#EXCEPTION_CAUGHT}, its
+     *     classification in {@link PipelineKeys#FAILURE} (unclassified when missing)
      * @return the committed record
      * @throws QuarantineWriteException when the record cannot be committed
      */
@@ -52,11 +48,11 @@ public final class QuarantineRecorder {
         if (failure == null) {
             failure = new IllegalStateException("quarantined without a recorded exception");
         }
-        Classification c = classifier.classify(failure);
-        ErrorClass errorClass = exchange.getProperty(PipelineKeys.ERROR_CLASS, ErrorClass.class);
-        if (errorClass == null) {
-            errorClass = c.errorClass();
+        Classification c = exchange.getProperty(PipelineKeys.FAILURE, Classification.class);
+        if (c == null) {
+            c = new Classification(ErrorClass.UNCLASSIFIED, Classification.UNKNOWN_REASON, failure);
         }
+        ErrorClass errorClass = c.errorClass();
         IngestMessage message = exchange.getProperty(PipelineKeys.MESSAGE, IngestMessage.class);
         FetchedDocument fetched = exchange.getProperty(PipelineKeys.FETCHED, FetchedDocument.class);
         String deliveryKey = exchange.getProperty(PipelineKeys.DELIVERY_KEY, String.class);

@@ -1,18 +1,24 @@
 package org.ingestquarantine.failure;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ConnectException;
-import java.nio.file.NoSuchFileException;
-import org.ingestquarantine.delivery.ConsumerDiedException;
+import java.sql.SQLException;
 import org.junit.jupiter.api.Test;
 
-/** Ensures the one exception-to-class mapping walks causes and supertypes and has a stated fallback. */
+/** Ensures the classifier walks causes and supertypes, lets SQLSTATE rules decide first, and has a stated fallback. */
 class ErrorClassifierTest {
 
-    private final ErrorClassifier classifier = ErrorClassifier.standard();
+    private final ErrorClassifier classifier = ErrorClassifier.builder()
+            .sqlState("08", ErrorClass.TRANSIENT, "db_unavailable")
+            .type(PermanentInputException.class, ErrorClass.PERMANENT_INPUT, "invalid_input")
+            .type(IOException.class, ErrorClass.TRANSIENT, "io")
+            .type(ConnectException.class, ErrorClass.TRANSIENT, "connection_refused")
+            .type(SQLException.class, ErrorClass.TRANSIENT, "db_error")
+            .build();
 
     @Test
     void shouldUseTheReasonOfOurOwnExceptions() {
@@ -30,24 +36,38 @@ class ErrorClassifierTest {
     }
 
     @Test
-    void shouldMatchSubtypesOfAMappedType() {
-        assertThat(classifier.classify(new NoSuchFileException("/gone")).errorClass()).isEqualTo(ErrorClass.PERMANENT_INPUT);
-        assertThat(classifier.classify(new NoSuchFileException("/gone")).reasonCode()).isEqualTo("not_found");
-        assertThat(classifier.classify(new ConsumerDiedException(2, "parse")).errorClass()).isEqualTo(ErrorClass.RESOURCE_FATAL);
+    void shouldPreferTheMostSpecificTypeOfTheOutermostMappedException() {
+        assertThat(classifier.classify(new java.nio.file.NoSuchFileException("/gone")).reasonCode()).isEqualTo("io");
+        assertThat(classifier.classify(new ConnectException("refused")).reasonCode()).isEqualTo("connection_refused");
+    }
+
+    @Test
+    void shouldLetASqlStateRuleDecideBeforeTypes() {
+        Throwable t = new PermanentInputException("x", "wrapper") {
+        };
+        t.initCause(new SQLException("gone", "08006"));
+        assertThat(classifier.classify(t).reasonCode()).isEqualTo("db_unavailable");
+        assertThat(classifier.classify(new SQLException("odd", "XX000")).reasonCode()).isEqualTo("db_error");
     }
 
     @Test
     void shouldCallAnythingUnmappedUnclassified() {
-        assertThat(classifier.classify(new IllegalArgumentException("URI is not hierarchical")).errorClass())
-                .isEqualTo(ErrorClass.UNCLASSIFIED);
-        assertThat(classifier.classify(new IOException("plain")).errorClass()).isEqualTo(ErrorClass.UNCLASSIFIED);
+        Classification c = classifier.classify(new IllegalArgumentException("URI is not hierarchical"));
+        assertThat(c.errorClass()).isEqualTo(ErrorClass.UNCLASSIFIED);
+        assertThat(c.reasonCode()).isEqualTo(Classification.UNKNOWN_REASON);
     }
 
     @Test
-    void shouldAnswerTheOnWhenPredicateForExactlyOneClass() {
-        Throwable t = new PermanentInputException("not_pdf", "not a PDF");
-        long matching = java.util.Arrays.stream(ErrorClass.values()).filter(c -> classifier.matches(t, c)).count();
-        assertThat(matching).isEqualTo(1);
-        assertThat(classifier.matches(t, ErrorClass.PERMANENT_INPUT)).isTrue();
+    void shouldSurviveACauseCycle() {
+        RuntimeException a = new RuntimeException("a");
+        RuntimeException b = new RuntimeException("b", a);
+        a.initCause(b);
+        assertThat(classifier.classify(a).errorClass()).isEqualTo(ErrorClass.UNCLASSIFIED);
+    }
+
+    @Test
+    void shouldRefuseTwoRulesForOneType() {
+        assertThatThrownBy(() -> ErrorClassifier.builder().type(IOException.class, ErrorClass.TRANSIENT, "a")
+                .type(IOException.class, ErrorClass.TRANSIENT, "b")).isInstanceOf(IllegalArgumentException.class);
     }
 }

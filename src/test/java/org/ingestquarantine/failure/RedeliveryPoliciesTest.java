@@ -3,24 +3,18 @@ package org.ingestquarantine.failure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Map;
 import java.util.Optional;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import java.util.function.Function;
+import org.ingestquarantine.testsupport.ShippedProperties;
 import org.junit.jupiter.api.Test;
 
-/**
- * Ensures every error class has exactly one redelivery policy and exactly one onException clause in the
- * route configuration, and that the numbers mean what DESIGN.md says.
- */
+/** Ensures every error class has exactly one redelivery policy, read from the shipped properties, meaning what DESIGN.md says. */
 class RedeliveryPoliciesTest {
 
     @Test
     void shouldHaveOnePolicyPerClassWithTheDesignDefaults() {
-        RedeliveryPolicies p = RedeliveryPolicies.defaults();
+        RedeliveryPolicies p = ShippedProperties.policies();
         assertThat(p.forClass(ErrorClass.TRANSIENT).retries()).isEqualTo(6);
         assertThat(p.forClass(ErrorClass.AMBIGUOUS_PARSE).retries()).isEqualTo(1);
         assertThat(p.forClass(ErrorClass.RESOURCE_FATAL).retries()).isEqualTo(1);
@@ -31,7 +25,7 @@ class RedeliveryPoliciesTest {
 
     @Test
     void shouldCountRetriesAfterTheFirstDelivery() {
-        RedeliveryPolicy ambiguous = RedeliveryPolicies.defaults().forClass(ErrorClass.AMBIGUOUS_PARSE);
+        RedeliveryPolicy ambiguous = ShippedProperties.policies().forClass(ErrorClass.AMBIGUOUS_PARSE);
         assertThat(ambiguous.isExhausted(1)).isFalse();
         assertThat(ambiguous.isExhausted(2)).isTrue();
         assertThat(RedeliveryPolicy.none().isExhausted(1)).isTrue();
@@ -47,33 +41,18 @@ class RedeliveryPoliciesTest {
 
     @Test
     void shouldApplyPropertiesAndRejectNonsense() {
-        RedeliveryPolicies p = RedeliveryPolicies.fromProperties(
-                k -> Optional.ofNullable(Map.of("failure.transient.retries", "8").get(k)));
-        assertThat(p.forClass(ErrorClass.TRANSIENT).retries()).isEqualTo(8);
-        assertThatThrownBy(() -> RedeliveryPolicies.fromProperties(
-                k -> Optional.ofNullable(Map.of("failure.transient.retries", "many").get(k))))
+        assertThat(RedeliveryPolicies.fromProperties(with("failure.transient.retries", "8"))
+                .forClass(ErrorClass.TRANSIENT).retries()).isEqualTo(8);
+        assertThatThrownBy(() -> RedeliveryPolicies.fromProperties(with("failure.transient.retries", "many")))
                 .hasMessageContaining("failure.transient.retries");
-        assertThatThrownBy(() -> RedeliveryPolicies.fromProperties(
-                k -> Optional.ofNullable(Map.of("failure.permanent_input.retries", "-1").get(k))))
+        assertThatThrownBy(() -> RedeliveryPolicies.fromProperties(with("failure.permanent_input.retries", "-1")))
                 .hasMessageContaining("retries must be >= 0");
+        assertThatThrownBy(() -> RedeliveryPolicies.fromProperties(with("failure.unclassified.jitter", null)))
+                .hasMessageContaining("failure.unclassified.jitter is missing");
     }
 
-    @Test
-    void shouldHaveExactlyOneOnExceptionClausePerClass() throws Exception {
-        String yaml = Files.readString(Path.of("routes", "error-policy.camel.yaml"));
-        for (ErrorClass c : ErrorClass.values()) {
-            assertThat(count(yaml, "matches\\(\\$\\{exception\\}, " + c.name() + "\\)")).as("onWhen for %s", c).isEqualTo(1);
-            assertThat(count(yaml, "exhausted\\(\\$\\{exchange\\}, " + c.name() + "\\)")).as("handled for %s", c).isEqualTo(1);
-            assertThat(count(yaml, "constant: " + c.name() + " ")).as("class property for %s", c).isEqualTo(1);
-        }
-    }
-
-    private static int count(String text, String regex) {
-        Matcher m = Pattern.compile(regex).matcher(text);
-        int n = 0;
-        while (m.find()) {
-            n++;
-        }
-        return n;
+    private static Function<String, Optional<String>> with(String key, String value) {
+        Function<String, Optional<String>> shipped = ShippedProperties.lookup();
+        return k -> k.equals(key) ? Optional.ofNullable(value) : shipped.apply(k);
     }
 }

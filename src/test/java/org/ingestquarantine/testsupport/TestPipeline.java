@@ -217,7 +217,7 @@ public final class TestPipeline implements AutoCloseable {
      */
     public QuarantineRecord assertQuarantinedOnce(String key, String source, String docId, ErrorClass errorClass,
                                                   String reason) {
-        int expected = RedeliveryPolicies.defaults().forClass(errorClass).maxDeliveries();
+        int expected = app.bean("redeliveryPolicies", RedeliveryPolicies.class).forClass(errorClass).maxDeliveries();
         assertThat(deliveries(key)).as("deliveries of %s (%s)", docId, errorClass).isEqualTo(expected);
         QuarantineRecord record = store().find(source, docId).orElseThrow();
         assertThat(record.errorClass()).isEqualTo(errorClass);
