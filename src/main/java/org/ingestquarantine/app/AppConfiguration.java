@@ -115,7 +115,7 @@ public final class AppConfiguration implements CamelConfiguration {
                 "http", new HttpConnector("http", httpTimeout), "https", new HttpConnector("https", httpTimeout)), maxBytes);
         ConsumerCircuitBreaker breaker = new ConsumerCircuitBreaker(database::isReachable, classification,
                 settings.requiredMillis("db.probe-interval-ms"));
-        context.getManagementStrategy().addEventNotifier(new StageNotifier(journal));
+        context.getManagementStrategy().addEventNotifier(new StageNotifier(journal::stage));
 
         registry.bind("pipelineMetrics", metrics);
         registry.bind("consumerCircuitBreaker", breaker);

@@ -1,8 +1,8 @@
 package org.ingestquarantine.delivery;
 
 import org.apache.camel.Exchange;
-import org.apache.camel.spi.CamelEvent;
 import org.apache.camel.spi.CamelEvent.StepStartedEvent;
+import org.apache.camel.spi.CamelEvent;
 import org.apache.camel.support.EventNotifierSupport;
 import org.ingestquarantine.pipeline.PipelineKeys;
 import org.slf4j.Logger;
@@ -21,10 +21,22 @@ public final class StageNotifier extends EventNotifierSupport {
 
     private static final Logger LOG = LoggerFactory.getLogger(StageNotifier.class);
 
-    private final AttemptJournal journal;
+    /** Where a stage mark goes; in the application, {@link AttemptJournal#stage}. */
+    @FunctionalInterface
+    public interface Marks {
 
-    /** @param journal the attempt journal */
-    public StageNotifier(AttemptJournal journal) {
+        /**
+         * @param attemptId the attempt's journal id
+         * @param stage the stage it enters
+         * @throws JournalWriteException when the mark cannot be written
+         */
+        void stage(long attemptId, String stage);
+    }
+
+    private final Marks journal;
+
+    /** @param journal where the marks go, e.g. {@code attemptJournal::stage} */
+    public StageNotifier(Marks journal) {
         this.journal = journal;
         setupIgnore(true);
         setIgnoreStepEvents(false);

@@ -10,13 +10,13 @@ import java.util.List;
 import java.util.stream.Stream;
 import org.ingestquarantine.failure.Classification;
 import org.ingestquarantine.failure.ErrorClass;
-import org.ingestquarantine.failure.ErrorClassifier;
 import org.ingestquarantine.failure.ErrorClassifier.Rule;
+import org.ingestquarantine.failure.ErrorClassifier;
 import org.ingestquarantine.failure.Reasoned;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.api.Test;
 
 /** Ensures every rule of the taxonomy (type or SQLSTATE) gives the class and reason DESIGN.md §2 names. */
 class ErrorTaxonomyTest {
@@ -97,8 +97,16 @@ class ErrorTaxonomyTest {
         return key + " -> " + r.errorClass().code() + "/" + r.reason();
     }
 
-    /** An instance of an exception type through its widest constructor, whatever its visibility. */
+    /**
+     * An instance of an exception type through its static {@code create(String)} factory (the AWS SDK's style),
+     * else its widest constructor, whatever its visibility.
+     */
     private static Throwable instanceOf(Class<? extends Throwable> type) throws Exception {
+        try {
+            return (Throwable) type.getMethod("create", String.class).invoke(null, "sample");
+        } catch (NoSuchMethodException e) {
+            // no factory: a constructor below
+        }
         Constructor<?> ctor = Arrays.stream(type.getDeclaredConstructors())
                 .filter(c -> Arrays.stream(c.getParameterTypes()).allMatch(ErrorTaxonomyTest::fillable))
                 .max(Comparator.comparingInt(Constructor::getParameterCount))

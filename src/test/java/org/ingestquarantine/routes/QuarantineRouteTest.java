@@ -1,0 +1,44 @@
+package org.ingestquarantine.routes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.concurrent.TimeUnit;
+import org.apache.camel.Exchange;
+import org.apache.camel.builder.NotifyBuilder;
+import org.ingestquarantine.failure.ErrorClass;
+import org.ingestquarantine.failure.RedeliveryPolicy;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Ensures routes/quarantine.camel.yaml acknowledges only after the record is written: a failed write is
+ * released with the transient back-off, holds the consumer, and leaves the message unacknowledged.
+ */
+class QuarantineRouteTest extends RouteTestBase {
+
+    @Test
+    void shouldAcknowledgeOnlyAfterTheRecordIsWritten() {
+        stages.failAt("preflight", RouteTestSupport.failure(ErrorClass.PERMANENT_INPUT));
+        Exchange done = deliver(1);
+        assertThat(done.isFailed()).isFalse();
+        assertThat(recorder.recorded).hasSize(1);
+        assertThat(outcomes.closed).containsExactly("k1=quarantined");
+    }
+
+    @Test
+    void shouldNeverAcknowledgeWhenTheRecordCannotBeWritten() {
+        stages.failAt("preflight", RouteTestSupport.failure(ErrorClass.PERMANENT_INPUT));
+        recorder.failing.set(true);
+        NotifyBuilder failedWrite = new NotifyBuilder(context).fromRoute("ingest-consumer").whenFailed(1).create();
+
+        Exchange done = deliver(1);
+
+        assertThat(failedWrite.matches(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(done.isFailed()).as("not acknowledged").isTrue();
+        assertThat(outcomes.closed).containsExactly("k1=released");
+        assertThat(breaker.isOpen()).as("the consumer is held while the store is down").isTrue();
+        RedeliveryPolicy transientPolicy = RouteDoubles.POLICIES.forClass(ErrorClass.TRANSIENT);
+        assertThat(broker.releases.get("k1").toMillis()).as("the transient back-off")
+                .isBetween(Math.round(transientPolicy.initialBackoff().toMillis() * (1 - transientPolicy.jitter())),
+                        Math.round(transientPolicy.initialBackoff().toMillis() * (1 + transientPolicy.jitter())));
+    }
+}

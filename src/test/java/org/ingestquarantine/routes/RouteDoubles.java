@@ -1,0 +1,249 @@
+package org.ingestquarantine.routes;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.camel.CamelConfiguration;
+import org.apache.camel.CamelContext;
+import org.apache.camel.Exchange;
+import org.apache.camel.spi.Registry;
+import org.ingestquarantine.delivery.BrokerAdapter;
+import org.ingestquarantine.delivery.ClassifyFailure;
+import org.ingestquarantine.delivery.ConsumerCircuitBreaker;
+import org.ingestquarantine.delivery.ConsumerDiedException;
+import org.ingestquarantine.delivery.ErrorTaxonomy;
+import org.ingestquarantine.delivery.FailureDisposition;
+import org.ingestquarantine.delivery.StageNotifier;
+import org.ingestquarantine.failure.Classification;
+import org.ingestquarantine.failure.RedeliveryPolicies;
+import org.ingestquarantine.failure.Rethrow;
+import org.ingestquarantine.ingest.ChunkedDocument;
+import org.ingestquarantine.ingest.EmbeddedDocument;
+import org.ingestquarantine.ingest.FetchedDocument;
+import org.ingestquarantine.ingest.IndexOutcome;
+import org.ingestquarantine.ingest.MessageReader;
+import org.ingestquarantine.ingest.SourceHead;
+import org.ingestquarantine.ingest.TextChunk;
+import org.ingestquarantine.parse.ParsedDocument;
+import org.ingestquarantine.pipeline.IngestMessage;
+import org.ingestquarantine.pipeline.PipelineKeys;
+import org.ingestquarantine.quarantine.QuarantineWriteException;
+import org.ingestquarantine.testsupport.ShippedProperties;
+
+/**
+ * The beans behind the route files, for the route tests: the real failure policy (classifier, disposition,
+ * circuit breaker, budgets from the shipped application.properties) and recording doubles for the broker,
+ * the stages, the recorder and the outcomes. A message's delivery count and key come from the headers
+ * {@value #COUNT} and {@value #KEY}; the document's stages are scripted by {@link Stages#failAt}.
+ */
+public final class RouteDoubles implements CamelConfiguration {
+
+    /** Header with the delivery count the broker double reports (default 1). */
+    public static final String COUNT = "count";
+    /** Header with the delivery key the broker double reports (default "k"). */
+    public static final String KEY = "key";
+    /** Header with the deaths the guard double reports: 2 or more makes it refuse the delivery. */
+    public static final String DEATHS = "deaths";
+
+    static final RedeliveryPolicies POLICIES = ShippedProperties.policies();
+
+    @Override
+    public void configure(CamelContext context) {
+        Registry r = context.getRegistry();
+        Broker broker = new Broker();
+        ClassifyFailure classification = new ClassifyFailure(ErrorTaxonomy.standard());
+        Stages stages = new Stages();
+        r.bind("broker", broker);
+        r.bind("brokerAdapter", broker);
+        r.bind("classifyFailure", classification);
+        r.bind("failureDisposition", new FailureDisposition(POLICIES, classification));
+        r.bind("consumerCircuitBreaker", new ConsumerCircuitBreaker(() -> true, classification, Duration.ofMillis(10)));
+        r.bind("rethrow", new Rethrow());
+        r.bind("messageReader", new MessageReader());
+        r.bind("deliveryGuard", new Guard(broker));
+        r.bind("stages", stages);
+        for (String name : List.of("preflight", "fetcher", "parseStage", "chunkStage", "embedStage", "indexStage")) {
+            r.bind(name, stages);
+        }
+        r.bind("outcomes", new Outcomes());
+        r.bind("quarantineRecorder", new Recorder());
+        r.bind("dlqSweeper", new Sweeper());
+        context.getManagementStrategy().addEventNotifier(new StageNotifier((attemptId, stage) -> stages.marks.add(stage)));
+    }
+
+    /** Broker double: key and count from headers; records every release with its back-off. */
+    public static final class Broker implements BrokerAdapter {
+        public final Map<String, Duration> releases = new ConcurrentHashMap<>();
+
+        @Override
+        public String deliveryKey(Exchange exchange) {
+            return exchange.getIn().getHeader(KEY, "k", String.class);
+        }
+
+        @Override
+        public int deliveryCount(Exchange exchange) {
+            return exchange.getIn().getHeader(COUNT, 1, Integer.class);
+        }
+
+        @Override
+        public void release(Exchange exchange, Duration delay) {
+            releases.put(deliveryKey(exchange), delay);
+        }
+    }
+
+    /** Delivery guard double: no journal; refuses a delivery whose header reports two deaths or more. */
+    public static final class Guard {
+        private final Broker broker;
+
+        Guard(Broker broker) {
+            this.broker = broker;
+        }
+
+        public void capture(Exchange exchange) {
+            exchange.setProperty(PipelineKeys.STAGE, "receive");
+            exchange.setProperty(PipelineKeys.DELIVERY_KEY, broker.deliveryKey(exchange));
+            exchange.setProperty(PipelineKeys.DELIVERY_COUNT, broker.deliveryCount(exchange));
+        }
+
+        public void admit(Exchange exchange) {
+            int deaths = exchange.getIn().getHeader(DEATHS, 0, Integer.class);
+            if (deaths >= 2) {
+                throw new ConsumerDiedException(deaths, "parse");
+            }
+            exchange.setProperty(PipelineKeys.ATTEMPT_ID, 1L);
+        }
+    }
+
+    /** Every stage bean at once: passes a small document along, or throws where {@link #failAt} says. */
+    public static final class Stages {
+        public final List<String> marks = new CopyOnWriteArrayList<>();
+        public final List<String> bodies = new CopyOnWriteArrayList<>();
+        public final List<FetchedDocument> discarded = new CopyOnWriteArrayList<>();
+        private volatile String failingStage;
+        private volatile RuntimeException failure;
+        private volatile boolean current;
+
+        /** @param stage the stage that throws {@code failure} from now on, {@code null} for none */
+        public void failAt(String stage, RuntimeException failure) {
+            this.failingStage = stage;
+            this.failure = failure;
+        }
+
+        /** @param current whether the index reports the fetched version as already indexed */
+        public void indexHoldsIt(boolean current) {
+            this.current = current;
+        }
+
+        public void reset() {
+            marks.clear();
+            bodies.clear();
+            discarded.clear();
+            failAt(null, null);
+            current = false;
+        }
+
+        private void at(String stage, Object body) {
+            bodies.add(stage + ":" + (body == null ? "null" : body.getClass().getSimpleName()));
+            if (stage.equals(failingStage)) {
+                throw failure;
+            }
+        }
+
+        public SourceHead check(IngestMessage message) {
+            at("preflight", message);
+            return new SourceHead(10, null, "v1");
+        }
+
+        public FetchedDocument fetch(IngestMessage message) {
+            at("fetch", message);
+            return new FetchedDocument(Path.of("work-file"), 10, "0".repeat(64), "v1", Instant.EPOCH, "application/pdf");
+        }
+
+        public void discard(FetchedDocument fetched) {
+            if (fetched != null) {
+                discarded.add(fetched);
+            }
+        }
+
+        public boolean isCurrent(IngestMessage message, FetchedDocument fetched) {
+            return current;
+        }
+
+        public ParsedDocument parse(FetchedDocument fetched) {
+            at("parse", fetched);
+            return new ParsedDocument(1, List.of("text"), List.of(), false, "1.7");
+        }
+
+        public ChunkedDocument chunk(ParsedDocument parsed) {
+            at("chunk", parsed);
+            return new ChunkedDocument(parsed.pageCount(), List.of(new TextChunk(0, "text", 1, 1)));
+        }
+
+        public EmbeddedDocument embed(ChunkedDocument chunked) {
+            at("embed", chunked);
+            return new EmbeddedDocument(chunked.pageCount(), List.of(new EmbeddedDocument.EmbeddedChunk(
+                    chunked.chunks().get(0), new float[] {1f})));
+        }
+
+        public IndexOutcome index(IngestMessage message, FetchedDocument fetched, EmbeddedDocument embedded) {
+            at("index", embedded);
+            return IndexOutcome.INDEXED;
+        }
+    }
+
+    /** Outcomes double: the outcome of each delivery key, in order. */
+    public static final class Outcomes {
+        public final List<String> closed = new CopyOnWriteArrayList<>();
+
+        public void indexed(Exchange exchange, IndexOutcome outcome) {
+            closed.add(key(exchange) + "=" + outcome.name().toLowerCase());
+        }
+
+        public void unchanged(Exchange exchange) {
+            closed.add(key(exchange) + "=unchanged");
+        }
+
+        public void quarantined(Exchange exchange) {
+            closed.add(key(exchange) + "=quarantined");
+        }
+
+        public void released(Exchange exchange) {
+            closed.add(key(exchange) + "=released");
+        }
+
+        private static String key(Exchange exchange) {
+            return exchange.getProperty(PipelineKeys.DELIVERY_KEY, String.class);
+        }
+    }
+
+    /** Recorder double: records the classification of each record, or fails every write while told to. */
+    public static final class Recorder {
+        public final List<Classification> recorded = new CopyOnWriteArrayList<>();
+        public final List<String> stages = new ArrayList<>();
+        public final AtomicBoolean failing = new AtomicBoolean();
+
+        public void record(Exchange exchange) {
+            if (failing.get()) {
+                throw new QuarantineWriteException("the store is down", null);
+            }
+            recorded.add(exchange.getProperty(PipelineKeys.FAILURE, Classification.class));
+            stages.add(exchange.getProperty(PipelineKeys.STAGE, String.class));
+        }
+    }
+
+    /** DLQ sweeper double: counts sweeps. */
+    public static final class Sweeper {
+        public final List<String> swept = new CopyOnWriteArrayList<>();
+
+        public String sweep(Exchange exchange) {
+            swept.add(exchange.getIn().getBody(String.class));
+            return "recorded";
+        }
+    }
+}
