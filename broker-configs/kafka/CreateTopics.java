@@ -2,7 +2,6 @@
 // single-file program: java -cp <kafka classpath> CreateTopics.java <bootstrap> <topic file>...
 // A topic that already exists is left as it is. Keys: name, partitions, replication.factor, config.*.
 import java.io.FileReader;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;

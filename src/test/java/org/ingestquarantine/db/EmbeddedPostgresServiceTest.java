@@ -7,10 +7,10 @@ import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import org.ingestquarantine.testsupport.PostgresTestBase;
+import org.ingestquarantine.testsupport.SqlCount;
 import org.junit.jupiter.api.Test;
 
 /** Ensures the embedded server keeps its data across stop/start and JVM-style restarts, and start-up fails in one line. */
@@ -28,15 +28,15 @@ class EmbeddedPostgresServiceTest {
 
                 pg.stop();
                 assertThat(pg.isRunning()).isFalse();
-                assertThatThrownBy(() -> count(db)).isInstanceOf(java.sql.SQLException.class);
+                assertThatThrownBy(() -> SqlCount.of(db.dataSource(), "SELECT v FROM kept")).isInstanceOf(java.sql.SQLException.class);
 
                 pg.start();
                 assertThat(pg.port()).isEqualTo(port);
-                assertThat(count(db)).isEqualTo(42);  // the same pool reconnects by itself
+                assertThat(SqlCount.of(db.dataSource(), "SELECT v FROM kept")).isEqualTo(42);  // the same pool reconnects by itself
             }
             try (EmbeddedPostgresService again = EmbeddedPostgresService.start(folder, 0);
                  Database db = Database.open(again.jdbcUrl(), again.user(), again.password())) {
-                assertThat(count(db)).isEqualTo(42);
+                assertThat(SqlCount.of(db.dataSource(), "SELECT v FROM kept")).isEqualTo(42);
             }
         } finally {
             PostgresTestBase.deleteTree(folder);
@@ -65,11 +65,4 @@ class EmbeddedPostgresServiceTest {
         }
     }
 
-    private static int count(Database db) throws Exception {
-        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT v FROM kept")) {
-            rs.next();
-            return rs.getInt(1);
-        }
-    }
 }

@@ -4,9 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -24,6 +21,7 @@ import org.ingestquarantine.testsupport.ConsumerProcess;
 import org.ingestquarantine.testsupport.Corpus;
 import org.ingestquarantine.testsupport.FreePort;
 import org.ingestquarantine.testsupport.LongPdf;
+import org.ingestquarantine.testsupport.SqlCount;
 import org.ingestquarantine.testsupport.SqsReceiveCounter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -127,30 +125,21 @@ class ConsumerKilledIT {
     }
 
     private static long openWorkingAttempts(Database db, String key) throws Exception {
-        return count(db, "SELECT count(*) FROM attempt_journal WHERE delivery_key = ? AND closed_at IS NULL"
+        return SqlCount.of(db.dataSource(), "SELECT count(*) FROM attempt_journal WHERE delivery_key = ? AND closed_at IS NULL"
                 + " AND stage IN ('parse', 'chunk', 'embed')", key);
     }
 
     private static long attempts(Database db, String key) throws Exception {
-        return count(db, "SELECT count(*) FROM attempt_journal WHERE delivery_key = ?", key);
+        return SqlCount.of(db.dataSource(), "SELECT count(*) FROM attempt_journal WHERE delivery_key = ?", key);
     }
 
     private static long searchable(Database db, String source) throws Exception {
-        return count(db, "SELECT count(*) FROM documents WHERE source = ? AND state = 'searchable'", source);
+        return SqlCount.of(db.dataSource(), "SELECT count(*) FROM documents WHERE source = ? AND state = 'searchable'", source);
     }
 
     private static long quarantined(Database db, String source) throws Exception {
-        return count(db, "SELECT count(*) FROM quarantine WHERE source = ?", source);
+        return SqlCount.of(db.dataSource(), "SELECT count(*) FROM quarantine WHERE source = ?", source);
     }
 
-    private static long count(Database db, String sql, String arg) throws Exception {
-        try (Connection c = db.dataSource().getConnection(); PreparedStatement s = c.prepareStatement(sql)) {
-            s.setString(1, arg);
-            try (ResultSet rs = s.executeQuery()) {
-                rs.next();
-                return rs.getLong(1);
-            }
-        }
-    }
 
 }

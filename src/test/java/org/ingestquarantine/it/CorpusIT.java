@@ -21,6 +21,7 @@ import javax.sql.DataSource;
 import org.ingestquarantine.db.Database;
 import org.ingestquarantine.quarantine.QuarantineRecord;
 import org.ingestquarantine.testsupport.Corpus;
+import org.ingestquarantine.testsupport.SqlCount;
 import org.ingestquarantine.testsupport.TestPipeline;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -93,8 +94,8 @@ class CorpusIT {
             }
 
             DataSource ds = pipeline.app().bean("database", Database.class).dataSource();
-            assertThat(count(ds, "SELECT count(*) FROM documents WHERE source = 'corpus' AND state = 'searchable'")
-                    + count(ds, "SELECT count(*) FROM quarantine WHERE source = 'corpus'"))
+            assertThat(SqlCount.of(ds, "SELECT count(*) FROM documents WHERE source = 'corpus' AND state = 'searchable'")
+                    + SqlCount.of(ds, "SELECT count(*) FROM quarantine WHERE source = 'corpus'"))
                     .as("every file has exactly one outcome row").isEqualTo(manifest.size());
             assertNoDocumentTextIn(logs, ds);
         } finally {
@@ -124,10 +125,4 @@ class CorpusIT {
         }
     }
 
-    private static long count(DataSource ds, String sql) throws Exception {
-        try (Connection c = ds.getConnection(); PreparedStatement s = c.prepareStatement(sql); ResultSet rs = s.executeQuery()) {
-            rs.next();
-            return rs.getLong(1);
-        }
-    }
 }

@@ -4,15 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
-import javax.sql.DataSource;
 import org.apache.camel.builder.AdviceWith;
 import org.ingestquarantine.db.EmbeddedPostgresService;
 import org.ingestquarantine.delivery.ConsumerCircuitBreaker;
@@ -20,6 +15,7 @@ import org.ingestquarantine.failure.ErrorClass;
 import org.ingestquarantine.quarantine.QuarantineAttempt;
 import org.ingestquarantine.quarantine.QuarantineRecord;
 import org.ingestquarantine.testsupport.Corpus;
+import org.ingestquarantine.testsupport.SqlCount;
 import org.ingestquarantine.testsupport.TestPipeline;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -84,8 +80,8 @@ class QuarantineWriteFailureIT {
             List<QuarantineAttempt> history = pipeline.store().attempts(record.dlqId());
             assertThat(history).hasSize(1);
             assertThat(history.get(0).deliveryKey()).isEqualTo(key);
-            assertThat(count(pipeline.dataSource(), "SELECT count(*) FROM quarantine")).isEqualTo(1);
-            assertThat(count(pipeline.dataSource(), "SELECT count(*) FROM attempt_journal WHERE closed_at IS NULL"))
+            assertThat(SqlCount.of(pipeline.dataSource(), "SELECT count(*) FROM quarantine")).isEqualTo(1);
+            assertThat(SqlCount.of(pipeline.dataSource(), "SELECT count(*) FROM attempt_journal WHERE closed_at IS NULL"))
                     .as("attempts left open, i.e. counted as deaths").isZero();
             assertThat(pipeline.settlements()).as("settled exactly once").isEqualTo(1);
             await("acknowledged once recorded").atMost(WAIT).until(() -> pipeline.depth("ingest") == 0);
@@ -120,7 +116,7 @@ class QuarantineWriteFailureIT {
                     .isEqualTo(ErrorClass.PERMANENT_INPUT);
             assertThat(record.reasonCode()).isEqualTo("not_pdf");
             assertThat(record.attempts()).isEqualTo(1);
-            assertThat(count(pipeline.dataSource(), "SELECT count(*) FROM attempt_journal WHERE closed_at IS NULL"))
+            assertThat(SqlCount.of(pipeline.dataSource(), "SELECT count(*) FROM attempt_journal WHERE closed_at IS NULL"))
                     .as("attempts left open, i.e. counted as deaths").isZero();
         }
     }
@@ -130,10 +126,4 @@ class QuarantineWriteFailureIT {
         return Map.of("sqs.visibility-timeout-s", Integer.toString(VISIBILITY_SECONDS));
     }
 
-    private static long count(DataSource db, String sql) throws SQLException {
-        try (Connection c = db.getConnection(); PreparedStatement s = c.prepareStatement(sql); ResultSet rs = s.executeQuery()) {
-            rs.next();
-            return rs.getLong(1);
-        }
-    }
 }

@@ -7,9 +7,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -21,6 +18,7 @@ import org.ingestquarantine.failure.ErrorClass;
 import org.ingestquarantine.failure.ErrorFingerprint;
 import org.ingestquarantine.testsupport.MutableClock;
 import org.ingestquarantine.testsupport.PostgresTestBase;
+import org.ingestquarantine.testsupport.SqlCount;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -112,7 +110,7 @@ class QuarantineStoreTest extends PostgresTestBase {
                 .extracting(QuarantineAttempt::attemptNo, QuarantineAttempt::errorClass, QuarantineAttempt::stage)
                 .containsExactly(org.assertj.core.groups.Tuple.tuple(1, ErrorClass.TRANSIENT, "fetch"),
                         org.assertj.core.groups.Tuple.tuple(2, ErrorClass.AMBIGUOUS_PARSE, "parse"));
-        assertThat(count("SELECT count(*) FROM quarantine WHERE doc_id = 'b.pdf'")).isEqualTo(1);
+        assertThat(SqlCount.of(dataSource(), "SELECT count(*) FROM quarantine WHERE doc_id = 'b.pdf'")).isEqualTo(1);
     }
 
     @Test
@@ -162,7 +160,7 @@ class QuarantineStoreTest extends PostgresTestBase {
         assertThat(r.attempts()).isEqualTo(writers);
         assertThat(store.attempts(r.dlqId())).extracting(QuarantineAttempt::attemptNo)
                 .containsExactly(1, 2, 3, 4, 5, 6, 7, 8);
-        assertThat(count("SELECT count(*) FROM quarantine")).isEqualTo(1);
+        assertThat(SqlCount.of(dataSource(), "SELECT count(*) FROM quarantine")).isEqualTo(1);
     }
 
     @Test
@@ -233,11 +231,4 @@ class QuarantineStoreTest extends PostgresTestBase {
                 .deliveryCount(count);
     }
 
-    private static long count(String sql) throws Exception {
-        try (Connection c = dataSource().getConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery(sql)) {
-            rs.next();
-            return rs.getLong(1);
-        }
-    }
 }

@@ -35,6 +35,7 @@ import org.ingestquarantine.quarantine.QuarantineRecorder;
 import org.ingestquarantine.testsupport.ConsumerProcess;
 import org.ingestquarantine.testsupport.Corpus;
 import org.ingestquarantine.testsupport.LongPdf;
+import org.ingestquarantine.testsupport.SqlCount;
 import org.ingestquarantine.testsupport.TestPipeline;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -190,7 +191,7 @@ abstract class BrokerScenarios {
             Path consumerData = data.resolve("consumer");
             try (ConsumerProcess consumer = pipeline.startConsumerProcess(consumerData, log)) {
                 Awaitility.await("the slow document in work").atMost(WAIT).pollInterval(Duration.ofMillis(20))
-                        .until(() -> count(pipeline, "SELECT count(*) FROM attempt_journal WHERE source = ? AND doc_id = 'slow.pdf'"
+                        .until(() -> SqlCount.of(pipeline.dataSource(), "SELECT count(*) FROM attempt_journal WHERE source = ? AND doc_id = 'slow.pdf'"
                                 + " AND closed_at IS NULL AND stage IN ('parse', 'chunk', 'embed')", "kill") == 1);
                 consumer.kill9();
             }
@@ -267,7 +268,7 @@ abstract class BrokerScenarios {
                 assertThat(index.state(source, docId)).as(docId).contains(DocumentState.SEARCHABLE);
                 assertThat(pipeline.store().find(source, docId)).as("quarantine row of %s", docId).isEmpty();
             }
-            assertThat(count(pipeline, "SELECT count(*) FROM documents WHERE source = ?", source))
+            assertThat(SqlCount.of(pipeline.dataSource(), "SELECT count(*) FROM documents WHERE source = ?", source))
                     .as("document rows").isEqualTo(good.size());
             assertThat(chunksVersusChunkCount(pipeline, source)).as("documents whose chunk rows differ from chunk_count").isEmpty();
             for (String docId : bad.values()) {
@@ -374,26 +375,17 @@ abstract class BrokerScenarios {
     }
 
     private static long quarantineRows(TestPipeline pipeline, String source) throws Exception {
-        return count(pipeline, "SELECT count(*) FROM quarantine WHERE source = ?", source);
+        return SqlCount.of(pipeline.dataSource(), "SELECT count(*) FROM quarantine WHERE source = ?", source);
     }
 
     private static long searchable(TestPipeline pipeline, String source) throws Exception {
-        return count(pipeline, "SELECT count(*) FROM documents WHERE source = ? AND state = 'searchable'", source);
+        return SqlCount.of(pipeline.dataSource(), "SELECT count(*) FROM documents WHERE source = ? AND state = 'searchable'", source);
     }
 
     /** @return attempts started and not (yet) closed: in flight, or cut short by a death */
     private static long openAttempts(TestPipeline pipeline, String source) throws Exception {
-        return count(pipeline, "SELECT count(*) FROM attempt_journal WHERE source = ? AND closed_at IS NULL", source);
+        return SqlCount.of(pipeline.dataSource(), "SELECT count(*) FROM attempt_journal WHERE source = ? AND closed_at IS NULL", source);
     }
 
     /** @return the single number {@code sql} selects, with {@code source} as its one parameter */
-    private static long count(TestPipeline pipeline, String sql, String source) throws Exception {
-        try (Connection c = pipeline.dataSource().getConnection(); PreparedStatement s = c.prepareStatement(sql)) {
-            s.setString(1, source);
-            try (ResultSet rs = s.executeQuery()) {
-                rs.next();
-                return rs.getLong(1);
-            }
-        }
-    }
 }
