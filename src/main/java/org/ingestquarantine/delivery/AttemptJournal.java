@@ -1,8 +1,5 @@
 package org.ingestquarantine.delivery;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Instant;
@@ -12,6 +9,7 @@ import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import javax.sql.DataSource;
+import org.ingestquarantine.db.Jdbc;
 import org.ingestquarantine.db.SqlFailure;
 import org.ingestquarantine.db.SqlTime;
 import org.slf4j.Logger;
@@ -32,7 +30,7 @@ public final class AttemptJournal {
 
     private static final Logger LOG = LoggerFactory.getLogger(AttemptJournal.class);
 
-    private final DataSource dataSource;
+    private final Jdbc jdbc;
     private final Clock clock;
     /** Closes not yet written because the database was unreachable, by attempt id. */
     private final Map<Long, UnwrittenClose> unwritten = new ConcurrentHashMap<>();
@@ -45,7 +43,7 @@ public final class AttemptJournal {
      * @param clock source of started, stage and closed times
      */
     public AttemptJournal(DataSource dataSource, Clock clock) {
-        this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        this.jdbc = new Jdbc(dataSource);
         this.clock = Objects.requireNonNull(clock, "clock");
     }
 
@@ -68,16 +66,8 @@ public final class AttemptJournal {
         }
         String sql = "INSERT INTO attempt_journal (delivery_key, source, doc_id, delivery_count, started_at)"
                 + " VALUES (?, ?, ?, ?, ?) RETURNING attempt_id";
-        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(sql)) {
-            s.setString(1, deliveryKey);
-            s.setString(2, source);
-            s.setString(3, docId);
-            s.setInt(4, deliveryCount);
-            SqlTime.set(s, 5, clock.instant().truncatedTo(ChronoUnit.MICROS));
-            try (ResultSet rs = s.executeQuery()) {
-                rs.next();
-                return rs.getLong(1);
-            }
+        try {
+            return jdbc.queryFirst(sql, rs -> rs.getLong(1), deliveryKey, source, docId, deliveryCount, now()).orElseThrow();
         } catch (SQLException e) {
             throw failure("attempt for delivery " + deliveryKey + " was not journalled", e);
         }
@@ -131,11 +121,8 @@ public final class AttemptJournal {
 
     private void writeClose(long attemptId, AttemptOutcome outcome, Instant closedAt) {
         String sql = "UPDATE attempt_journal SET outcome = ?, closed_at = ? WHERE attempt_id = ?";
-        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(sql)) {
-            s.setString(1, outcome.code());
-            SqlTime.set(s, 2, closedAt);
-            s.setLong(3, attemptId);
-            if (s.executeUpdate() == 0) {
+        try {
+            if (jdbc.update(sql, outcome.code(), closedAt, attemptId) == 0) {
                 throw new NoSuchElementException("no journalled attempt with id " + attemptId);
             }
         } catch (SQLException e) {
@@ -169,12 +156,9 @@ public final class AttemptJournal {
     }
 
     private void update(long attemptId, String sql, String value) {
-        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(sql)) {
-            s.setString(1, value);
-            SqlTime.set(s, 2, clock.instant().truncatedTo(ChronoUnit.MICROS));
-            s.setLong(3, attemptId);
-            if (s.executeUpdate() == 0) {
-                throw new java.util.NoSuchElementException("no journalled attempt with id " + attemptId);
+        try {
+            if (jdbc.update(sql, value, now(), attemptId) == 0) {
+                throw new NoSuchElementException("no journalled attempt with id " + attemptId);
             }
         } catch (SQLException e) {
             throw failure("attempt " + attemptId + " was not updated", e);
@@ -194,14 +178,9 @@ public final class AttemptJournal {
                 WHERE delivery_key = ? AND closed_at IS NULL
                 ORDER BY started_at DESC, attempt_id DESC LIMIT 1
                 """;
-        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(sql)) {
-            s.setString(1, deliveryKey);
-            try (ResultSet rs = s.executeQuery()) {
-                if (!rs.next()) {
-                    return Deaths.NONE;
-                }
-                return new Deaths(rs.getInt("deaths"), rs.getString("stage"), SqlTime.get(rs, "started_at"));
-            }
+        try {
+            return jdbc.queryFirst(sql, rs -> new Deaths(rs.getInt("deaths"), rs.getString("stage"),
+                    SqlTime.get(rs, "started_at")), deliveryKey).orElse(Deaths.NONE);
         } catch (SQLException e) {
             throw failure("deaths of delivery " + deliveryKey + " could not be read", e);
         }
@@ -214,15 +193,15 @@ public final class AttemptJournal {
      */
     public int attempts(String deliveryKey) {
         String sql = "SELECT count(*) FROM attempt_journal WHERE delivery_key = ?";
-        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(sql)) {
-            s.setString(1, deliveryKey);
-            try (ResultSet rs = s.executeQuery()) {
-                rs.next();
-                return rs.getInt(1);
-            }
+        try {
+            return jdbc.queryFirst(sql, rs -> rs.getInt(1), deliveryKey).orElse(0);
         } catch (SQLException e) {
             throw failure("attempts of delivery " + deliveryKey + " could not be read", e);
         }
+    }
+
+    private Instant now() {
+        return clock.instant().truncatedTo(ChronoUnit.MICROS);
     }
 
     private static JournalWriteException failure(String what, SQLException e) {

@@ -13,6 +13,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import javax.sql.DataSource;
+import org.ingestquarantine.db.Jdbc;
 import org.ingestquarantine.db.SqlFailure;
 import org.ingestquarantine.db.SqlTime;
 import org.ingestquarantine.failure.DownstreamContractException;
@@ -47,7 +48,7 @@ public final class DocumentIndex {
             WHERE source = ? AND doc_id = ?
             """;
 
-    private final DataSource dataSource;
+    private final Jdbc jdbc;
     private final int vectorDims;
 
     /**
@@ -59,7 +60,7 @@ public final class DocumentIndex {
         if (vectorDims <= 0) {
             throw new IllegalArgumentException("vectorDims must be positive, was " + vectorDims);
         }
-        this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        this.jdbc = new Jdbc(dataSource);
         this.vectorDims = vectorDims;
     }
 
@@ -82,24 +83,9 @@ public final class DocumentIndex {
      */
     public IndexOutcome index(IndexedDocument document) {
         validate(document);
-        try (Connection c = dataSource.getConnection()) {
-            c.setAutoCommit(false);
-            try {
-                IndexOutcome outcome = write(c, document);
-                if (outcome == IndexOutcome.INDEXED) {
-                    c.commit();
-                } else {
-                    c.rollback();
-                }
-                return outcome;
-            } catch (SQLException | RuntimeException e) {
-                try {
-                    c.rollback();
-                } catch (SQLException suppressed) {
-                    e.addSuppressed(suppressed);
-                }
-                throw e;
-            }
+        try {
+            // a write that is not INDEXED changed nothing, so committing it is the same as rolling it back
+            return jdbc.inTransaction(c -> write(c, document));
         } catch (SQLException e) {
             throw new IndexWriteException("document " + document.source() + "/" + document.docId()
                     + " was not indexed (" + SqlFailure.describe(e) + "); do not acknowledge the message,"
@@ -238,16 +224,9 @@ public final class DocumentIndex {
                              String chunkerVersion, String embedderVersion) {
         String sql = "SELECT 1 FROM documents WHERE source = ? AND doc_id = ? AND source_version = ?"
                 + " AND parser_version = ? AND chunker_version = ? AND embedder_version = ? AND state = 'searchable'";
-        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(sql)) {
-            s.setString(1, source);
-            s.setString(2, docId);
-            s.setString(3, sourceVersion);
-            s.setString(4, parserVersion);
-            s.setString(5, chunkerVersion);
-            s.setString(6, embedderVersion);
-            try (ResultSet rs = s.executeQuery()) {
-                return rs.next();
-            }
+        try {
+            return jdbc.queryFirst(sql, rs -> true, source, docId, sourceVersion, parserVersion, chunkerVersion,
+                    embedderVersion).isPresent();
         } catch (SQLException e) {
             throw readFailure(source + "/" + docId, e);
         }
@@ -259,12 +238,8 @@ public final class DocumentIndex {
      */
     public Optional<DocumentState> state(String source, String docId) {
         String sql = "SELECT state FROM documents WHERE source = ? AND doc_id = ?";
-        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(sql)) {
-            s.setString(1, source);
-            s.setString(2, docId);
-            try (ResultSet rs = s.executeQuery()) {
-                return rs.next() ? Optional.of(DocumentState.fromCode(rs.getString(1))) : Optional.empty();
-            }
+        try {
+            return jdbc.queryFirst(sql, rs -> DocumentState.fromCode(rs.getString(1)), source, docId);
         } catch (SQLException e) {
             throw readFailure(source + "/" + docId, e);
         }
@@ -281,13 +256,8 @@ public final class DocumentIndex {
             counts.put(state, 0L);
         }
         String sql = "SELECT state, count(*) FROM documents WHERE source = ? GROUP BY state";
-        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(sql)) {
-            s.setString(1, source);
-            try (ResultSet rs = s.executeQuery()) {
-                while (rs.next()) {
-                    counts.put(DocumentState.fromCode(rs.getString(1)), rs.getLong(2));
-                }
-            }
+        try {
+            jdbc.query(sql, rs -> counts.put(DocumentState.fromCode(rs.getString(1)), rs.getLong(2)), source);
             return counts;
         } catch (SQLException e) {
             throw readFailure(source, e);

@@ -11,11 +11,11 @@ import java.sql.Types;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import javax.sql.DataSource;
+import org.ingestquarantine.db.Jdbc;
 import org.ingestquarantine.db.SqlFailure;
 import org.ingestquarantine.db.SqlTime;
 import org.ingestquarantine.failure.ErrorClass;
@@ -90,7 +90,7 @@ public final class QuarantineStore {
             WHERE a.delivery_key = ? AND a.delivery_count = ?
             """;
 
-    private final DataSource dataSource;
+    private final Jdbc jdbc;
     private final PayloadStore payloads;
     private final Clock clock;
 
@@ -100,7 +100,7 @@ public final class QuarantineStore {
      * @param clock source of {@code first_seen_at}, {@code last_seen_at} and {@code closed_at}
      */
     public QuarantineStore(DataSource dataSource, PayloadStore payloads, Clock clock) {
-        this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        this.jdbc = new Jdbc(dataSource);
         this.payloads = Objects.requireNonNull(payloads, "payloads");
         this.clock = Objects.requireNonNull(clock, "clock");
     }
@@ -170,34 +170,27 @@ public final class QuarantineStore {
     private QuarantineRecord recordRow(FailureEvidence e, StoredObject payload, StoredObject trace)
             throws SQLException {
         Instant now = clock.instant().truncatedTo(ChronoUnit.MICROS);
-        try (Connection c = dataSource.getConnection()) {
-            c.setAutoCommit(false);
-            try {
-                QuarantineRecord result = alreadyRecorded(c, e);
-                if (result == null) {
-                    String dlqId;
-                    int attemptNo;
-                    try (PreparedStatement s = c.prepareStatement(UPSERT)) {
-                        bindUpsert(s, e, payload, trace, now);
-                        try (ResultSet rs = s.executeQuery()) {
-                            rs.next();
-                            dlqId = rs.getString(1);
-                            attemptNo = rs.getInt(2);
-                        }
-                    }
-                    try (PreparedStatement s = c.prepareStatement(APPEND_ATTEMPT)) {
-                        bindAttempt(s, dlqId, attemptNo, now, e, payload);
-                        s.executeUpdate();
-                    }
-                    result = findBy(c, "SELECT * FROM quarantine WHERE dlq_id = ?", dlqId).orElseThrow();
-                }
-                c.commit();
-                return result;
-            } catch (SQLException | RuntimeException ex) {
-                rollbackQuietly(c, ex);
-                throw ex;
+        return jdbc.inTransaction(c -> {
+            QuarantineRecord recorded = alreadyRecorded(c, e);
+            if (recorded != null) {
+                return recorded;
             }
-        }
+            String dlqId;
+            int attemptNo;
+            try (PreparedStatement s = c.prepareStatement(UPSERT)) {
+                bindUpsert(s, e, payload, trace, now);
+                try (ResultSet rs = s.executeQuery()) {
+                    rs.next();
+                    dlqId = rs.getString(1);
+                    attemptNo = rs.getInt(2);
+                }
+            }
+            try (PreparedStatement s = c.prepareStatement(APPEND_ATTEMPT)) {
+                bindAttempt(s, dlqId, attemptNo, now, e, payload);
+                s.executeUpdate();
+            }
+            return findBy(c, "SELECT * FROM quarantine WHERE dlq_id = ?", dlqId).orElseThrow();
+        });
     }
 
     private static QuarantineRecord alreadyRecorded(Connection c, FailureEvidence e) throws SQLException {
@@ -266,8 +259,9 @@ public final class QuarantineStore {
      * @throws QuarantineWriteException if the database cannot be read
      */
     public Optional<QuarantineRecord> find(String source, String docId) {
-        try (Connection c = dataSource.getConnection()) {
-            return findBy(c, "SELECT * FROM quarantine WHERE source = ? AND doc_id = ?", source, docId);
+        try {
+            return jdbc.queryFirst("SELECT * FROM quarantine WHERE source = ? AND doc_id = ?", QuarantineRecord::new,
+                    source, docId);
         } catch (SQLException e) {
             throw new QuarantineWriteException("quarantine record " + source + "/" + docId + " could not be read ("
                     + SqlFailure.describe(e) + "); retry when PostgreSQL answers again", e);
@@ -281,19 +275,12 @@ public final class QuarantineStore {
      */
     public List<QuarantineAttempt> attempts(String dlqId) {
         String sql = "SELECT * FROM quarantine_attempt WHERE dlq_id = ? ORDER BY attempt_no";
-        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(sql)) {
-            s.setString(1, dlqId);
-            List<QuarantineAttempt> result = new ArrayList<>();
-            try (ResultSet rs = s.executeQuery()) {
-                while (rs.next()) {
-                    result.add(new QuarantineAttempt(rs.getString("dlq_id"), rs.getInt("attempt_no"),
-                            SqlTime.get(rs, "seen_at"), ErrorClass.fromCode(rs.getString("error_class")),
-                            rs.getString("error_type"), rs.getString("error_fingerprint"), rs.getString("reason_code"),
-                            rs.getString("stage"), rs.getString("source_version"), rs.getString("payload_sha256"),
-                            rs.getString("parser_version"), rs.getInt("delivery_count"), rs.getString("delivery_key")));
-                }
-            }
-            return result;
+        try {
+            return jdbc.query(sql, rs -> new QuarantineAttempt(rs.getString("dlq_id"), rs.getInt("attempt_no"),
+                    SqlTime.get(rs, "seen_at"), ErrorClass.fromCode(rs.getString("error_class")),
+                    rs.getString("error_type"), rs.getString("error_fingerprint"), rs.getString("reason_code"),
+                    rs.getString("stage"), rs.getString("source_version"), rs.getString("payload_sha256"),
+                    rs.getString("parser_version"), rs.getInt("delivery_count"), rs.getString("delivery_key")), dlqId);
         } catch (SQLException e) {
             throw new QuarantineWriteException("attempts of quarantine record " + dlqId + " could not be read ("
                     + SqlFailure.describe(e) + "); retry when PostgreSQL answers again", e);
@@ -327,36 +314,18 @@ public final class QuarantineStore {
                 + (erase ? ", payload_uri = NULL, payload_sha256 = NULL, payload_bytes = NULL,"
                         + " stack_trace_uri = NULL, error_message = NULL" : "")
                 + " WHERE source = ? AND doc_id = ?";
-        try (Connection c = dataSource.getConnection()) {
-            c.setAutoCommit(false);
-            try {
-                Optional<QuarantineRecord> before = findBy(c,
-                        "SELECT * FROM quarantine WHERE source = ? AND doc_id = ? FOR UPDATE", source, docId);
-                if (before.isEmpty()) {
-                    c.rollback();
-                    throw new java.util.NoSuchElementException("no quarantine record for " + source + "/" + docId);
-                }
-                try (PreparedStatement s = c.prepareStatement(sql)) {
-                    s.setString(1, disposition.code());
-                    SqlTime.set(s, 2, now);
-                    s.setString(3, owner);
-                    s.setString(4, reasonCode);
-                    s.setString(5, source);
-                    s.setString(6, docId);
-                    s.executeUpdate();
-                }
+        try {
+            return jdbc.inTransaction(c -> {
+                QuarantineRecord before = findBy(c, "SELECT * FROM quarantine WHERE source = ? AND doc_id = ? FOR UPDATE",
+                        source, docId).orElseThrow(() -> new java.util.NoSuchElementException(
+                                "no quarantine record for " + source + "/" + docId));
+                Jdbc.update(c, sql, disposition.code(), now, owner, reasonCode, source, docId);
                 if (erase) {
-                    deleteObject(before.get().payloadUri());
-                    deleteObject(before.get().stackTraceUri());
+                    deleteObject(before.payloadUri());
+                    deleteObject(before.stackTraceUri());
                 }
-                QuarantineRecord after = findBy(c, "SELECT * FROM quarantine WHERE source = ? AND doc_id = ?",
-                        source, docId).orElseThrow();
-                c.commit();
-                return after;
-            } catch (SQLException | RuntimeException ex) {
-                rollbackQuietly(c, ex);
-                throw ex;
-            }
+                return findBy(c, "SELECT * FROM quarantine WHERE source = ? AND doc_id = ?", source, docId).orElseThrow();
+            });
         } catch (SQLException e) {
             throw new QuarantineWriteException("quarantine record " + source + "/" + docId + " was not closed ("
                     + SqlFailure.describe(e) + "); retry when PostgreSQL answers again", e);
@@ -376,14 +345,7 @@ public final class QuarantineStore {
     }
 
     private static Optional<QuarantineRecord> findBy(Connection c, String sql, String... args) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement(sql)) {
-            for (int i = 0; i < args.length; i++) {
-                s.setString(i + 1, args[i]);
-            }
-            try (ResultSet rs = s.executeQuery()) {
-                return rs.next() ? Optional.of(new QuarantineRecord(rs)) : Optional.empty();
-            }
-        }
+        return Jdbc.queryFirst(c, sql, QuarantineRecord::new, (Object[]) args);
     }
 
     private static void setLong(PreparedStatement s, int index, Long value) throws SQLException {
@@ -402,13 +364,5 @@ public final class QuarantineStore {
     private static String truncate(String message) {
         return message == null || message.length() <= MAX_ERROR_MESSAGE_CHARS
                 ? message : message.substring(0, MAX_ERROR_MESSAGE_CHARS);
-    }
-
-    private static void rollbackQuietly(Connection c, Exception cause) {
-        try {
-            c.rollback();
-        } catch (SQLException e) {
-            cause.addSuppressed(e);
-        }
     }
 }

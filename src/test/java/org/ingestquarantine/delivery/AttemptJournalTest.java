@@ -92,7 +92,10 @@ class AttemptJournalTest extends PostgresTestBase {
         } finally {
             postgres.start();
         }
-        assertThat(journal.open("k4", "folder", "c.pdf", 1)).isPositive();
+        // the pool may need a moment to reconnect to the restarted server
+        Long reopened = await().atMost(Duration.ofSeconds(30)).ignoreException(JournalWriteException.class)
+                .until(() -> journal.open("k4", "folder", "c.pdf", 1), Objects::nonNull);
+        assertThat(reopened).isPositive();
     }
 
     @Test
