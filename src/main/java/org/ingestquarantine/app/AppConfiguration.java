@@ -37,6 +37,7 @@ import org.ingestquarantine.ingest.Embedder;
 import org.ingestquarantine.ingest.Fetcher;
 import org.ingestquarantine.ingest.FolderConnector;
 import org.ingestquarantine.ingest.HttpConnector;
+import org.ingestquarantine.ingest.HttpTimeouts;
 import org.ingestquarantine.ingest.IndexStage;
 import org.ingestquarantine.ingest.MessageReader;
 import org.ingestquarantine.ingest.MiniLmEmbedder;
@@ -65,6 +66,8 @@ import org.ingestquarantine.quarantine.QuarantineStore;
  * {@code db.password}, {@code db.port}, {@code db.connect-timeout-ms}, {@code broker.kind} (sqs |
  * rabbitmq | kafka), {@code sqs.mode} (embedded | external), {@code sqs.port}, {@code sqs.endpoint-url},
  * {@code sqs.region}, {@code sqs.queue}, {@code iq.broker-configs-dir}, {@code ingest.max-bytes},
+ * {@code http.connect-timeout-ms}, {@code http.idle-timeout-ms}, {@code http.body-deadline-ms},
+ * {@code http.max-redirects} (see {@link HttpTimeouts}),
  * {@code parse.mode} (pool | in-process; in-process only for debugging: a hostile document can then take
  * the consumer down), {@code chunk.max-chars}, {@code chunk.max-tokens} (default: the model's limit), {@code chunk.overlap-words}, {@code failure.<class>.*} (see
  * {@link RedeliveryPolicies}) and {@code parse.*} (see {@link ParseLimits}).
@@ -113,9 +116,11 @@ public final class AppConfiguration implements CamelConfiguration {
 
         DocumentIndex index = new DocumentIndex(database.dataSource(), embedder.dimensions());
         StageTracker stages = new StageTracker(journal);
-        Duration httpTimeout = settings.millis("http.timeout-ms", Duration.ofMillis(HttpConnector.DEFAULT_TIMEOUT_MS));
+        HttpTimeouts http = new HttpTimeouts(settings.requiredMillis("http.connect-timeout-ms"),
+                settings.requiredMillis("http.idle-timeout-ms"), settings.requiredMillis("http.body-deadline-ms"),
+                (int) settings.requiredNumber("http.max-redirects"));
         Preflight preflight = new Preflight(Map.of(folder.scheme(), folder,
-                "http", new HttpConnector("http", httpTimeout), "https", new HttpConnector("https", httpTimeout)), maxBytes);
+                "http", new HttpConnector("http", http), "https", new HttpConnector("https", http)), maxBytes);
         ConsumerCircuitBreaker breaker = new ConsumerCircuitBreaker(database::isReachable, classifier,
                 settings.millis("db.probe-interval-ms", Duration.ofSeconds(1)));
 
