@@ -38,6 +38,7 @@ import org.ingestquarantine.ingest.Embedder;
 import org.ingestquarantine.ingest.Fetcher;
 import org.ingestquarantine.ingest.FolderConnector;
 import org.ingestquarantine.ingest.HttpConnector;
+import org.ingestquarantine.ingest.HttpTimeouts;
 import org.ingestquarantine.ingest.IndexStage;
 import org.ingestquarantine.ingest.MessageReader;
 import org.ingestquarantine.ingest.MiniLmEmbedder;
@@ -66,6 +67,8 @@ import org.ingestquarantine.quarantine.QuarantineStore;
  * {@code db.password}, {@code db.port}, {@code db.connect-timeout-ms}, {@code broker.kind} (sqs |
  * rabbitmq | kafka), {@code sqs.mode} (embedded | external), {@code sqs.port}, {@code sqs.endpoint-url},
  * {@code sqs.region}, {@code sqs.queue}, {@code iq.broker-configs-dir}, {@code ingest.max-bytes},
+ * {@code http.connect-timeout-ms}, {@code http.idle-timeout-ms}, {@code http.body-deadline-ms},
+ * {@code http.max-redirects} (see {@link HttpTimeouts}),
  * {@code parse.mode} (pool | in-process; in-process only for debugging: a hostile document can then take
  * the consumer down), {@code chunk.max-chars}, {@code chunk.max-tokens} (default: the model's limit), {@code chunk.overlap-words}, {@code failure.<class>.*} (see
  * {@link RedeliveryPolicies}) and {@code parse.*} (see {@link ParseLimits}).
@@ -110,9 +113,11 @@ public final class AppConfiguration implements CamelConfiguration {
         started.push(parser);
 
         DocumentIndex index = new DocumentIndex(database.dataSource(), embedder.dimensions());
-        Duration httpTimeout = settings.millis("http.timeout-ms", Duration.ofMillis(HttpConnector.DEFAULT_TIMEOUT_MS));
+        HttpTimeouts http = new HttpTimeouts(settings.requiredMillis("http.connect-timeout-ms"),
+                settings.requiredMillis("http.idle-timeout-ms"), settings.requiredMillis("http.body-deadline-ms"),
+                (int) settings.requiredNumber("http.max-redirects"));
         Preflight preflight = new Preflight(Map.of(folder.scheme(), folder,
-                "http", new HttpConnector("http", httpTimeout), "https", new HttpConnector("https", httpTimeout)), maxBytes);
+                "http", new HttpConnector("http", http), "https", new HttpConnector("https", http)), maxBytes);
         ConsumerCircuitBreaker breaker = new ConsumerCircuitBreaker(database::isReachable, classification,
                 settings.requiredMillis("db.probe-interval-ms"));
         context.getManagementStrategy().addEventNotifier(new StageNotifier(journal::stage));

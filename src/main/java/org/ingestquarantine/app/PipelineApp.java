@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.util.Map;
 import org.apache.camel.CamelContext;
 import org.apache.camel.main.Main;
+import org.ingestquarantine.broker.sqs.SqsWiring;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -68,9 +69,11 @@ public final class PipelineApp implements AutoCloseable {
         main.addMainListener(new org.apache.camel.main.MainListenerSupport() {
             @Override
             public void afterStart(org.apache.camel.main.BaseMainSupport started) {
-                LoggerFactory.getLogger(PipelineApp.class).info("consuming ({}); SIGTERM or Ctrl-C stops after the"
-                        + " documents in flight", started.getCamelContext().resolvePropertyPlaceholders("{{ingest.from-uri}}")
-                        .replaceAll("\\?.*", ""));
+                CamelContext context = started.getCamelContext();
+                String embeddedSqs = context.getRegistry().lookupByNameAndType(SqsWiring.EMBEDDED_ENDPOINT, String.class);
+                LoggerFactory.getLogger(PipelineApp.class).info("consuming ({}{}); SIGTERM or Ctrl-C stops after the"
+                        + " documents in flight", context.resolvePropertyPlaceholders("{{ingest.from-uri}}")
+                        .replaceAll("\\?.*", ""), embeddedSqs == null ? "" : ", embedded SQS endpoint " + embeddedSqs);
             }
         });
         main.run();

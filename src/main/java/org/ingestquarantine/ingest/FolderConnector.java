@@ -10,7 +10,8 @@ import org.ingestquarantine.failure.PermanentInputException;
 
 /**
  * The local file-system source: {@code file://} URIs. HEAD is a stat; the version is the content's
- * SHA-256, since a file has no etag.
+ * SHA-256, since a file has no etag. The file read is the one the guard returns (its real path), and a
+ * malformed {@code file:} URI is permanent_input with reason {@code invalid_uri}.
  */
 public final class FolderConnector implements SourceConnector {
 
@@ -28,8 +29,8 @@ public final class FolderConnector implements SourceConnector {
     }
 
     @Override
-    public SourceHead head(URI uri) throws IOException {
-        BasicFileAttributes attrs = Files.readAttributes(Path.of(uri), BasicFileAttributes.class);
+    public SourceHead head(URI uri, UriGuard guard) throws IOException {
+        BasicFileAttributes attrs = Files.readAttributes(SourceAccess.filePath(guard.check(uri)), BasicFileAttributes.class);
         if (!attrs.isRegularFile()) {
             throw new PermanentInputException("not_a_file", "the source path is not a regular file");
         }
@@ -37,8 +38,8 @@ public final class FolderConnector implements SourceConnector {
     }
 
     @Override
-    public FetchedDocument fetch(URI uri, Path target, long maxBytes) throws IOException {
-        Path file = Path.of(uri);
+    public FetchedDocument fetch(URI uri, Path target, long maxBytes, UriGuard guard) throws IOException {
+        Path file = SourceAccess.filePath(guard.check(uri));
         DigestingCopy copy;
         try (InputStream in = Files.newInputStream(file)) {
             copy = DigestingCopy.copy(in, target, maxBytes);

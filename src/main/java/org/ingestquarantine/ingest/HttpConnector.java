@@ -1,46 +1,74 @@
 package org.ingestquarantine.ingest;
 
 import java.io.IOException;
-import java.io.InputStream;
+import java.io.InterruptedIOException;
+import java.net.ConnectException;
+import java.net.ProtocolException;
+import java.net.SocketException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.nio.ByteBuffer;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.time.Instant;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Flow;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.ingestquarantine.failure.PermanentInputException;
 import org.ingestquarantine.failure.TransientException;
+import org.ingestquarantine.pipeline.LogSafe;
 
 /**
  * {@code http://} and {@code https://} sources. HEAD first; the version is the ETag when the server sends
- * one, else the content's SHA-256. Status codes: 404 and 410 → the document is gone
- * ({@link NoSuchFileException}, recorded as deleted_at_source); 408, 425, 429 and 5xx → transient
- * (reason {@code http_<code>}); any other 4xx → permanent_input (reason {@code http_<code>}).
+ * one, else the content's SHA-256.
+ *
+ * <p>Bounded in time ({@link HttpTimeouts}): a connect timeout; an idle timeout until the response headers
+ * and between body reads; a deadline for the whole body, enforced while reading, so a stalled or dripping
+ * body ends as a {@link TransientException} with reason {@code timeout} and frees the thread. An interrupt
+ * ends a wait at once. Bounded in size: the body is counted while it is copied (the caller's limit).
+ *
+ * <p>Redirects are followed here, not by the HTTP client, and every hop is passed to the {@link UriGuard}
+ * before it is requested, so a redirect cannot lead outside the source's allowed prefixes.
+ *
+ * <p>Answers: 404 and 410 → the document is gone ({@link NoSuchFileException}, recorded as
+ * deleted_at_source); 408, 425, 429 and 5xx → transient (reason {@code http_<code>}); any other 4xx →
+ * permanent_input (reason {@code http_<code>}). A HEAD answered 403, 405 or 501 (servers without HEAD,
+ * pre-signed URLs signed for GET) is asked again with GET, whose headers answer and whose body is not read.
+ * Transport failures are transient: {@code timeout}, {@code connection_refused}, {@code connection_reset},
+ * {@code truncated_body} (the connection ended before the body did), {@code not_http} (the peer does not
+ * speak HTTP), {@code interrupted}.
  */
 public final class HttpConnector implements SourceConnector {
 
     /** Stored as {@code connector_version}. */
-    public static final String VERSION = "http-1";
-    /** Default time allowed for connecting and for each response, ms. */
-    public static final long DEFAULT_TIMEOUT_MS = 30_000;
+    public static final String VERSION = "http-2";
+
+    private static final Set<Integer> REDIRECTS = Set.of(301, 302, 303, 307, 308);
+    private static final Set<Integer> HEAD_REFUSED = Set.of(403, 405, 501);
 
     private final HttpClient client;
-    private final Duration timeout;
+    private final HttpTimeouts timeouts;
     private final String scheme;
 
     /**
      * @param scheme {@code http} or {@code https}
-     * @param timeout time allowed for connecting and for each response
+     * @param timeouts the time bounds of every request
      */
-    public HttpConnector(String scheme, Duration timeout) {
+    public HttpConnector(String scheme, HttpTimeouts timeouts) {
         this.scheme = scheme;
-        this.timeout = timeout;
-        this.client = HttpClient.newBuilder().connectTimeout(timeout).followRedirects(HttpClient.Redirect.NORMAL).build();
+        this.timeouts = timeouts;
+        this.client = HttpClient.newBuilder().connectTimeout(timeouts.connect())
+                .followRedirects(HttpClient.Redirect.NEVER).version(HttpClient.Version.HTTP_1_1).build();
     }
 
     @Override
@@ -54,34 +82,127 @@ public final class HttpConnector implements SourceConnector {
     }
 
     @Override
-    public SourceHead head(URI uri) throws IOException {
-        HttpResponse<Void> r = send(HttpRequest.newBuilder(uri).timeout(timeout)
-                .method("HEAD", HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.discarding());
-        check(uri, r.statusCode());
+    public SourceHead head(URI uri, UriGuard guard) throws IOException {
+        long deadline = System.nanoTime() + timeouts.bodyDeadline().toNanos();
+        Exchange head = exchange(guard.check(uri), "HEAD", guard, deadline);
+        head.body().close();
+        if (HEAD_REFUSED.contains(head.response().statusCode())) {
+            head = exchange(head.uri(), "GET", guard, deadline);
+            head.body().close();
+        }
+        check(head.uri(), head.response().statusCode());
+        HttpResponse<?> r = head.response();
         long length = r.headers().firstValueAsLong("Content-Length").orElse(-1);
         return new SourceHead(length, lastModified(r), r.headers().firstValue("ETag").orElse(null));
     }
 
     @Override
-    public FetchedDocument fetch(URI uri, Path target, long maxBytes) throws IOException {
-        HttpResponse<InputStream> r = send(HttpRequest.newBuilder(uri).timeout(timeout).GET().build(),
-                HttpResponse.BodyHandlers.ofInputStream());
-        try (InputStream body = r.body()) {
-            check(uri, r.statusCode());
-            DigestingCopy copy = DigestingCopy.copy(body, target, maxBytes);
+    public FetchedDocument fetch(URI uri, Path target, long maxBytes, UriGuard guard) throws IOException {
+        long deadline = System.nanoTime() + timeouts.bodyDeadline().toNanos();
+        Exchange get = exchange(guard.check(uri), "GET", guard, deadline);
+        try (TimedBody body = get.body()) {
+            check(get.uri(), get.response().statusCode());
+            DigestingCopy copy;
+            try {
+                copy = DigestingCopy.copy(body, target, maxBytes);
+            } catch (IOException e) {
+                throw transportFailure(get.uri(), e, "truncated_body");
+            }
+            HttpResponse<?> r = get.response();
             String version = r.headers().firstValue("ETag").orElse(copy.sha256());
             return new FetchedDocument(target, copy.bytes(), copy.sha256(), version, lastModified(r),
                     ContentTypes.sniff(copy.head(), copy.headLength()));
         }
     }
 
-    private <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> handler) throws IOException {
-        try {
-            return client.send(request, handler);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while waiting for " + request.uri().getHost(), e);
+    /** A response with its body not yet read, and the URI that answered it (after redirects). */
+    private record Exchange(URI uri, HttpResponse<?> response, TimedBody body) {
+    }
+
+    /** Sends {@code method}, following redirects itself: each hop's target passes the guard first. */
+    private Exchange exchange(URI first, String method, UriGuard guard, long deadline) throws IOException {
+        URI uri = first;
+        for (int hop = 0; ; hop++) {
+            Exchange e = send(uri, method, deadline);
+            int status = e.response().statusCode();
+            if (!REDIRECTS.contains(status)) {
+                return e;
+            }
+            e.body().close();
+            String location = e.response().headers().firstValue("Location").orElseThrow(() -> new PermanentInputException(
+                    "http_" + status, "the source answered HTTP " + status + " without a Location"));
+            if (hop >= timeouts.maxRedirects()) {
+                throw new PermanentInputException("too_many_redirects", "more than http.max-redirects="
+                        + timeouts.maxRedirects() + " redirects from " + LogSafe.identity(first.toString()));
+            }
+            URI next;
+            try {
+                next = uri.resolve(location);
+            } catch (IllegalArgumentException ex) {
+                throw new PermanentInputException("invalid_uri", "the source redirected to a malformed location "
+                        + LogSafe.identity(location));
+            }
+            uri = guard.check(next);
         }
+    }
+
+    private Exchange send(URI uri, String method, long deadline) throws IOException {
+        TimedBody body = new TimedBody(timeouts.idle(), deadline, uri.getHost());
+        HttpRequest request = HttpRequest.newBuilder(uri).timeout(timeouts.idle())
+                .method(method, HttpRequest.BodyPublishers.noBody()).build();
+        CompletableFuture<HttpResponse<Flow.Publisher<List<ByteBuffer>>>> sent = client.sendAsync(request,
+                HttpResponse.BodyHandlers.ofPublisher());
+        long wait = Math.max(0, Math.min(timeouts.connect().plus(timeouts.idle()).toNanos(), deadline - System.nanoTime()));
+        try {
+            HttpResponse<Flow.Publisher<List<ByteBuffer>>> response = sent.get(wait, TimeUnit.NANOSECONDS);
+            response.body().subscribe(body);
+            return new Exchange(uri, response, body);
+        } catch (InterruptedException e) {
+            sent.cancel(true);
+            body.close();
+            Thread.currentThread().interrupt();
+            throw transportFailure(uri, new InterruptedIOException("interrupted"), "interrupted");
+        } catch (TimeoutException e) {
+            sent.cancel(true);
+            body.close();
+            throw transportFailure(uri, new HttpTimeoutException("no response within the time allowed"), "timeout");
+        } catch (ExecutionException e) {
+            body.close();
+            Throwable cause = e.getCause();
+            throw transportFailure(uri, cause instanceof IOException io ? io : new IOException(cause), "not_http");
+        }
+    }
+
+    /**
+     * @param fallback the reason when the failure says nothing more specific
+     * @return a transient failure naming what went wrong on the wire
+     */
+    private static TransientException transportFailure(URI uri, IOException e, String fallback) {
+        String reason = fallback;
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof HttpTimeoutException) {
+                reason = "timeout";
+                break;
+            }
+            if (t instanceof InterruptedIOException) {
+                reason = "interrupted";
+                break;
+            }
+            if (t instanceof ConnectException) {
+                reason = "connection_refused";
+                break;
+            }
+            if (t instanceof SocketException && String.valueOf(t.getMessage()).toLowerCase().contains("reset")) {
+                reason = "connection_reset";
+                break;
+            }
+            if (t instanceof ProtocolException) {
+                reason = "not_http";
+                break;
+            }
+        }
+        return new TransientException(reason, "fetching from " + LogSafe.identity(uri.getHost()) + " failed (" + reason
+                + ": " + LogSafe.identity(e.getMessage()) + "); retrying later", e);
     }
 
     private static void check(URI uri, int status) throws NoSuchFileException {
@@ -89,7 +210,7 @@ public final class HttpConnector implements SourceConnector {
             return;
         }
         if (status == 404 || status == 410) {
-            throw new NoSuchFileException(uri.toString(), null, "HTTP " + status);
+            throw new NoSuchFileException(LogSafe.identity(uri.toString()), null, "HTTP " + status);
         }
         if (status == 408 || status == 425 || status == 429 || status >= 500) {
             throw new TransientException("http_" + status, "the source answered HTTP " + status + "; retrying later", null);

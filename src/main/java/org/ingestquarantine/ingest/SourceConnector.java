@@ -6,7 +6,8 @@ import java.nio.file.Path;
 
 /**
  * Reads documents from one kind of source. HEAD before GET, so that a missing or oversized document
- * costs no download.
+ * costs no download. Every read is checked first by the source's {@link UriGuard}
+ * ({@link SourceAccess#guard(String)}), redirects included.
  */
 public interface SourceConnector {
 
@@ -18,11 +19,14 @@ public interface SourceConnector {
 
     /**
      * @param uri the document
+     * @param guard the source's guard, asked before anything is read and on every redirect
      * @return what the source says about it
      * @throws java.nio.file.NoSuchFileException (or a connector's 404/410 equivalent) when it is gone
+     * @throws org.ingestquarantine.failure.PermanentInputException with reason {@code uri_not_allowed} from
+     *     the guard, or {@code invalid_uri} for a malformed URI
      * @throws IOException when the source cannot be asked
      */
-    SourceHead head(URI uri) throws IOException;
+    SourceHead head(URI uri, UriGuard guard) throws IOException;
 
     /**
      * Copies the document's bytes into {@code target}.
@@ -30,9 +34,36 @@ public interface SourceConnector {
      * @param uri the document
      * @param target the local file to write; its parent exists
      * @param maxBytes a document larger than this is refused
+     * @param guard the source's guard, asked before anything is read and on every redirect
      * @return the fetched document
-     * @throws PermanentInputException with reason {@code too_large} when it grows past {@code maxBytes}
+     * @throws org.ingestquarantine.failure.PermanentInputException with reason {@code too_large} when it grows
+     *     past {@code maxBytes}, or the guard's refusal
      * @throws IOException when the bytes cannot be read
      */
-    FetchedDocument fetch(URI uri, Path target, long maxBytes) throws IOException;
+    FetchedDocument fetch(URI uri, Path target, long maxBytes, UriGuard guard) throws IOException;
+
+    /**
+     * Unchecked HEAD, kept until {@code Preflight} passes its source's guard; see {@link #head(URI, UriGuard)}.
+     *
+     * @param uri the document
+     * @return what the source says about it
+     * @throws IOException when the source cannot be asked
+     */
+    default SourceHead head(URI uri) throws IOException {
+        return head(uri, UriGuard.UNCHECKED);
+    }
+
+    /**
+     * Unchecked GET, kept until {@code Fetcher} passes its source's guard; see
+     * {@link #fetch(URI, Path, long, UriGuard)}.
+     *
+     * @param uri the document
+     * @param target the local file to write
+     * @param maxBytes a document larger than this is refused
+     * @return the fetched document
+     * @throws IOException when the bytes cannot be read
+     */
+    default FetchedDocument fetch(URI uri, Path target, long maxBytes) throws IOException {
+        return fetch(uri, target, maxBytes, UriGuard.UNCHECKED);
+    }
 }

@@ -6,9 +6,12 @@ import java.util.function.ToIntFunction;
 
 /**
  * Greedy word windows: words are added to a chunk until it would pass {@code maxChars} characters or
- * {@code maxTokens} tokens (as the embedding model's own tokenizer counts them), with the last
- * {@code overlapWords} words repeated at the start of the next chunk. Page boundaries are kept as the
- * chunk's page range. A single word longer than the limits becomes a chunk of its own, cut to fit.
+ * {@code maxTokens} tokens (as the embedding model's own tokenizer counts them), with up to
+ * {@code overlapWords} words of a chunk repeated at the start of the next, but never more than half of the
+ * chunk's words, so neighbouring chunks are never near-duplicates. Page boundaries are kept as the chunk's
+ * page range. A word longer than either limit (a long unbroken token: a URL, a hash, base64) is cut into
+ * pieces that each fit both limits, cut by the tokenizer's count and not only by characters; every character
+ * of every word lands in a chunk (only runs of whitespace are normalised to one space, NUL to a space).
  */
 public final class WindowChunker implements Chunker {
 
@@ -18,7 +21,7 @@ public final class WindowChunker implements Chunker {
     public static final int DEFAULT_OVERLAP_WORDS = 20;
 
     private static final String NAME = "window";
-    private static final int REVISION = 1;
+    private static final int REVISION = 2;
 
     private final int maxChars;
     private final int maxTokens;
@@ -59,8 +62,10 @@ public final class WindowChunker implements Chunker {
             // PostgreSQL text cannot hold NUL; PDFs can yield it
             for (String w : text.replace('\u0000', ' ').split("\\s+")) {
                 if (!w.isEmpty()) {
-                    words.add(w.length() > maxChars ? w.substring(0, maxChars) : w);
-                    pages.add(p + 1);
+                    for (String piece : pieces(w)) {
+                        words.add(piece);
+                        pages.add(p + 1);
+                    }
                 }
             }
         }
@@ -83,8 +88,54 @@ public final class WindowChunker implements Chunker {
             if (end >= words.size()) {
                 break;
             }
-            start = Math.max(start + 1, end - overlapWords);
+            start = end - Math.min(overlapWords, (end - start) / 2);
         }
         return chunks;
+    }
+
+    /**
+     * @param word a word without whitespace
+     * @return the word itself when it fits both limits, else consecutive pieces of it that each do
+     */
+    private List<String> pieces(String word) {
+        if (word.length() <= maxChars && !mayPassTokens(word)) {
+            return List.of(word);
+        }
+        List<String> pieces = new ArrayList<>();
+        int from = 0;
+        while (from < word.length()) {
+            int end = Math.max(boundary(word, Math.min(word.length(), from + maxChars)),
+                    from + Character.charCount(word.codePointAt(from)));
+            if (mayPassTokens(word.substring(from, end)) && tokenCount.applyAsInt(word.substring(from, end)) > maxTokens) {
+                // the longest prefix within the token limit; at least one code point, whatever the tokenizer says
+                int lo = from + 1;
+                int hi = end;
+                while (lo < hi) {
+                    int mid = (lo + hi + 1) >>> 1;
+                    if (tokenCount.applyAsInt(word.substring(from, boundary(word, mid))) <= maxTokens) {
+                        lo = mid;
+                    } else {
+                        hi = mid - 1;
+                    }
+                }
+                end = Math.max(boundary(word, lo), from + Character.charCount(word.codePointAt(from)));
+            }
+            pieces.add(word.substring(from, end));
+            from = end;
+        }
+        return pieces;
+    }
+
+    /**
+     * A tokenizer spends at most a few tokens per character (byte-level ones up to four per UTF-8 byte
+     * sequence) plus its start and end markers; a shorter word is not worth counting.
+     */
+    private boolean mayPassTokens(String word) {
+        return word.length() * 4L + 2 > maxTokens;
+    }
+
+    /** @return {@code end}, moved back one where it would split a surrogate pair */
+    private static int boundary(String word, int end) {
+        return end < word.length() && end > 0 && Character.isHighSurrogate(word.charAt(end - 1)) ? end - 1 : end;
     }
 }

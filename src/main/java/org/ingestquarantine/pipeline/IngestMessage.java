@@ -4,8 +4,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.util.regex.Pattern;
 import org.ingestquarantine.failure.PermanentInputException;
 
 /**
@@ -24,12 +27,24 @@ import org.ingestquarantine.failure.PermanentInputException;
 public record IngestMessage(String source, String docId, URI uri, String sourceVersion, String cursor, Long ingestSeq) {
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** The message schema on the class path; identity caps and patterns are read from it, stated only there. */
+    static final String SCHEMA_RESOURCE = "/schema/ingest-message.schema.json";
+    private static final IdentityRule SOURCE_RULE;
+    private static final IdentityRule DOC_ID_RULE;
+
+    static {
+        JsonNode properties = schema().path("properties");
+        SOURCE_RULE = IdentityRule.of("source", properties.path("source"));
+        DOC_ID_RULE = IdentityRule.of("doc_id", properties.path("doc_id"));
+    }
 
     /**
      * @param body the message body
      * @return the message
      * @throws PermanentInputException with reason {@code invalid_message} when the body is not a JSON
-     *     object, or lacks {@code source}, {@code doc_id} or a valid {@code uri}
+     *     object, or lacks {@code source}, {@code doc_id} or a valid {@code uri}; an
+     *     {@link InvalidIdentityException} (same reason) when {@code source} or {@code doc_id} is longer
+     *     than the schema's {@code maxLength} or breaks its {@code pattern} (no control characters)
      */
     public static IngestMessage parse(String body) {
         if (body == null || body.isBlank()) {
@@ -46,8 +61,8 @@ public record IngestMessage(String source, String docId, URI uri, String sourceV
         if (node == null || !node.isObject()) {
             throw PermanentInputException.invalidMessage("the message body is not a JSON object");
         }
-        String source = text(node, "source");
-        String docId = text(node, "doc_id");
+        String source = SOURCE_RULE.check(text(node, "source"));
+        String docId = DOC_ID_RULE.check(text(node, "doc_id"));
         String uri = text(node, "uri");
         URI parsed;
         try {
@@ -90,6 +105,39 @@ public record IngestMessage(String source, String docId, URI uri, String sourceV
             throw PermanentInputException.invalidMessage("field " + field + " is missing or not a non-empty string");
         }
         return v.asText();
+    }
+
+    private static JsonNode schema() {
+        try (InputStream in = IngestMessage.class.getResourceAsStream(SCHEMA_RESOURCE)) {
+            if (in == null) {
+                throw new IllegalStateException(SCHEMA_RESOURCE + " is missing from the class path");
+            }
+            return JSON.readTree(in);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + SCHEMA_RESOURCE, e);
+        }
+    }
+
+    /** An identity field's {@code maxLength} (in code points, as JSON Schema counts) and {@code pattern}. */
+    private record IdentityRule(String field, int maxLength, Pattern pattern) {
+
+        static IdentityRule of(String field, JsonNode schema) {
+            if (!schema.path("maxLength").canConvertToInt() || !schema.path("pattern").isTextual()) {
+                throw new IllegalStateException(SCHEMA_RESOURCE + " must give " + field + " a maxLength and a pattern");
+            }
+            return new IdentityRule(field, schema.path("maxLength").asInt(), Pattern.compile(schema.path("pattern").asText()));
+        }
+
+        String check(String value) {
+            if (value.length() > maxLength && value.codePointCount(0, value.length()) > maxLength) {
+                throw new InvalidIdentityException(field, value,
+                        "has " + value.codePointCount(0, value.length()) + " characters, over the schema's maxLength " + maxLength);
+            }
+            if (!pattern.matcher(value).matches()) {
+                throw new InvalidIdentityException(field, value, "contains a control character");
+            }
+            return value;
+        }
     }
 
     private static String optionalText(JsonNode node, String field) {

@@ -3,7 +3,10 @@ package org.ingestquarantine.pipeline;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.net.URI;
+import org.ingestquarantine.delivery.ErrorTaxonomy;
+import org.ingestquarantine.failure.ErrorClass;
 import org.ingestquarantine.failure.PermanentInputException;
 import org.junit.jupiter.api.Test;
 
@@ -31,5 +34,41 @@ class IngestMessageTest {
     void shouldNameTheMissingField() {
         assertThatThrownBy(() -> IngestMessage.parse("{\"source\":\"s\",\"uri\":\"file:///x\"}"))
                 .hasMessageContaining("doc_id");
+    }
+
+    @Test
+    void shouldRefuseADocIdOverTheSchemasCapCarryingItTruncated() {
+        String huge = "d".repeat(5 * 1024 * 1024);
+        assertThatThrownBy(() -> IngestMessage.parse(body("s", huge)))
+                .isInstanceOfSatisfying(InvalidIdentityException.class, e -> {
+                    assertThat(e.reasonCode()).isEqualTo("invalid_message");
+                    assertThat(e.field()).isEqualTo("doc_id");
+                    assertThat(e.truncatedValue()).hasSizeLessThan(LogSafe.MAX_CHARS + 40).endsWith("(5242880 chars)");
+                    assertThat(e.getMessage()).hasSizeLessThan(LogSafe.MAX_CHARS + 200).contains("maxLength 512");
+                    assertThat(ErrorTaxonomy.standard().classify(e).errorClass()).isEqualTo(ErrorClass.PERMANENT_INPUT);
+                });
+    }
+
+    @Test
+    void shouldAcceptIdentitiesUpToTheCap() {
+        String docId = "\u00e9".repeat(512);
+        assertThat(IngestMessage.parse(body("s".repeat(64), docId)).docId()).isEqualTo(docId);
+        assertThatThrownBy(() -> IngestMessage.parse(body("s".repeat(65), "d"))).isInstanceOf(InvalidIdentityException.class);
+    }
+
+    @Test
+    void shouldRefuseControlCharactersInIdentitiesAndEscapeThemInTheMessage() {
+        assertThatThrownBy(() -> IngestMessage.parse(body("s", "a\nFAKE LOG LINE \u001b[31mred")))
+                .isInstanceOfSatisfying(InvalidIdentityException.class, e -> {
+                    assertThat(e.reasonCode()).isEqualTo("invalid_message");
+                    assertThat(e.getMessage()).doesNotContain("\n", "\u001b").contains("a\\nFAKE", "\\u001B[31m");
+                });
+        assertThatThrownBy(() -> IngestMessage.parse(body("s\u0085", "d")))
+                .isInstanceOfSatisfying(InvalidIdentityException.class, e -> assertThat(e.field()).isEqualTo("source"));
+    }
+
+    private static String body(String source, String docId) {
+        return new ObjectMapper().createObjectNode().put("source", source).put("doc_id", docId).put("uri", "file:///x")
+                .toString();
     }
 }

@@ -24,6 +24,9 @@ import software.amazon.awssdk.services.sqs.SqsClientBuilder;
  */
 public final class SqsWiring implements BrokerWiring {
 
+    /** Registry name of the embedded SQS server's endpoint URL (a String), bound only in embedded mode. */
+    public static final String EMBEDDED_ENDPOINT = "embeddedSqsEndpoint";
+
     @Override
     public BrokerAdapter open(BrokerSetup setup) throws Exception {
         Settings settings = setup.settings();
@@ -32,8 +35,10 @@ public final class SqsWiring implements BrokerWiring {
         String queue = settings.required("sqs.queue");
         boolean embedded = "embedded".equals(settings.required("sqs.mode"));
         if (embedded) {
-            EmbeddedSqsServer server = EmbeddedSqsServer.start((int) settings.requiredNumber("sqs.port"));
+            EmbeddedSqsServer server = EmbeddedSqsServer.start((int) settings.requiredNumber("sqs.port"),
+                    settings.path("iq.data-dir", "data").resolve("sqs"));
             setup.closeOnStop().accept(server);
+            setup.registry().bind(EMBEDDED_ENDPOINT, server.endpoint().toString());
             builder.endpointOverride(settings.find("sqs.endpoint-url").map(URI::create).orElse(server.endpoint()))
                     .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("x", "x")));
         } else {

@@ -1,0 +1,278 @@
+package org.ingestquarantine.ingest;
+
+import java.io.IOException;
+import java.net.Inet4Address;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.URI;
+import java.net.UnknownHostException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.ingestquarantine.failure.PermanentInputException;
+import org.ingestquarantine.failure.TransientException;
+import org.ingestquarantine.pipeline.LogSafe;
+
+/**
+ * The trust model (DESIGN.md §9): each source is configured with where its documents may live, and a
+ * message may make the pipeline read only there. Properties, per source {@code <name>}:
+ * <ul>
+ *   <li>{@code sources.<name>.file-roots}: comma-separated folders; a {@code file:} URI is allowed when its
+ *       REAL path (symlinks and {@code ..} resolved) lies under the real path of one of them;</li>
+ *   <li>{@code sources.<name>.http-allow}: comma-separated {@code scheme://host[:port][/path]} prefixes; an
+ *       {@code http(s):} URI is allowed when its scheme, host and port (default 80/443) equal a prefix's and
+ *       its path starts with the prefix's path;</li>
+ *   <li>{@code sources.<name>.http-allow-private}: {@code true} lets that source's allowed hosts resolve to
+ *       loopback, link-local, private (RFC 1918, RFC 4193), carrier-grade NAT or unspecified addresses;
+ *       default {@code false}, so an allowed name that resolves to 127.0.0.1 or 169.254.169.254 is refused.</li>
+ * </ul>
+ * A message for a source with no such properties is refused with reason {@code unknown_source}; a URI
+ * outside its source's roots with {@code uri_not_allowed}; a malformed one with {@code invalid_uri}. All are
+ * {@link PermanentInputException}s thrown before anything is read. The HTTP connector asks again for every
+ * redirect. Host names are resolved here and again by the HTTP client when it connects, so a name whose
+ * DNS answer changes between the two (DNS rebinding) is not fully covered; name hosts you trust.
+ */
+public final class SourceAccess {
+
+    /** Prefix of every property this class reads. */
+    public static final String PREFIX = "sources.";
+    private static final Pattern KEY = Pattern.compile(Pattern.quote(PREFIX) + "(.+)\\.(file-roots|http-allow|http-allow-private)");
+
+    private final Map<String, Source> sources;
+
+    private SourceAccess(Map<String, Source> sources) {
+        this.sources = Map.copyOf(sources);
+    }
+
+    /**
+     * @param properties properties; only keys {@code sources.<name>.file-roots}, {@code .http-allow} and
+     *     {@code .http-allow-private} are read, others are ignored
+     * @return the configured sources
+     * @throws IllegalStateException when a root is not an existing folder or a prefix is malformed
+     */
+    public static SourceAccess fromProperties(Properties properties) {
+        Map<String, Source.Builder> builders = new TreeMap<>();
+        for (String key : properties.stringPropertyNames()) {
+            Matcher m = KEY.matcher(key);
+            if (!m.matches()) {
+                continue;
+            }
+            Source.Builder b = builders.computeIfAbsent(m.group(1), Source.Builder::new);
+            String value = properties.getProperty(key).trim();
+            switch (m.group(2)) {
+                case "file-roots" -> b.fileRoots(key, value);
+                case "http-allow" -> b.httpAllow(key, value);
+                default -> b.allowPrivate = Boolean.parseBoolean(value);
+            }
+        }
+        Map<String, Source> sources = new TreeMap<>();
+        builders.forEach((name, b) -> sources.put(name, b.build()));
+        return new SourceAccess(sources);
+    }
+
+    /** @return the configured source names, sorted */
+    public List<String> sourceNames() {
+        return sources.keySet().stream().sorted().toList();
+    }
+
+    /**
+     * @param source the message's source
+     * @return the guard for that source's URIs, to be asked before the first read and on every redirect
+     * @throws PermanentInputException with reason {@code unknown_source} when the source is not configured
+     */
+    public UriGuard guard(String source) {
+        Source s = sources.get(source);
+        if (s == null) {
+            throw new PermanentInputException("unknown_source", "source '" + LogSafe.identity(source)
+                    + "' is not configured; configure sources.<name>.file-roots or sources.<name>.http-allow for it");
+        }
+        return uri -> s.check(source, uri);
+    }
+
+    /**
+     * Checks a message's URI against its source before anything is read.
+     *
+     * @param source the message's source
+     * @param uri the message's URI
+     * @return the URI to read ({@link UriGuard#check})
+     * @throws PermanentInputException {@code unknown_source}, {@code uri_not_allowed} or {@code invalid_uri}
+     * @throws IOException when a host name cannot be resolved
+     */
+    public URI check(String source, URI uri) throws IOException {
+        return guard(source).check(uri);
+    }
+
+    private record HttpPrefix(String scheme, String host, int port, String path) {
+
+        static HttpPrefix parse(String key, String value) {
+            URI u;
+            try {
+                u = URI.create(value);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalStateException(key + ": '" + value + "' is not a scheme://host[:port] prefix", e);
+            }
+            String scheme = u.getScheme() == null ? "" : u.getScheme().toLowerCase(Locale.ROOT);
+            if (!scheme.equals("http") && !scheme.equals("https") || u.getHost() == null) {
+                throw new IllegalStateException(key + ": '" + value + "' is not an http(s)://host[:port] prefix");
+            }
+            String path = u.getRawPath() == null ? "" : u.getRawPath();
+            return new HttpPrefix(scheme, u.getHost().toLowerCase(Locale.ROOT), defaultPort(scheme, u.getPort()), path);
+        }
+
+        boolean admits(String scheme, String host, int port, String path) {
+            return this.scheme.equals(scheme) && this.host.equals(host) && this.port == port && path.startsWith(this.path);
+        }
+    }
+
+    private static int defaultPort(String scheme, int port) {
+        return port != -1 ? port : "https".equals(scheme) ? 443 : 80;
+    }
+
+    private record Source(List<Path> fileRoots, List<HttpPrefix> httpAllow, boolean allowPrivate) {
+
+        URI check(String name, URI uri) throws IOException {
+            String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+            return switch (scheme) {
+                case "file" -> checkFile(name, uri);
+                case "http", "https" -> checkHttp(name, scheme, uri);
+                default -> throw notAllowed(name, uri, "its scheme has no roots");
+            };
+        }
+
+        private URI checkFile(String name, URI uri) throws IOException {
+            Path path = filePath(uri);
+            Path real;
+            try {
+                real = path.toRealPath();
+            } catch (NoSuchFileException e) {
+                // say "not found" only inside the roots: outside them, the answer would tell what exists
+                if (under(path.normalize())) {
+                    throw e;
+                }
+                throw notAllowed(name, uri, "it is outside the source's file-roots");
+            }
+            if (!under(real)) {
+                throw notAllowed(name, uri, "its real path is outside the source's file-roots");
+            }
+            return real.toUri();
+        }
+
+        private boolean under(Path path) {
+            return fileRoots.stream().anyMatch(path::startsWith);
+        }
+
+        private URI checkHttp(String name, String scheme, URI uri) throws IOException {
+            String host = uri.getHost();
+            if (host == null || uri.getRawUserInfo() != null) {
+                throw new PermanentInputException("invalid_uri", "the uri " + LogSafe.identity(uri.toString())
+                        + " has no host, or carries user information");
+            }
+            host = host.toLowerCase(Locale.ROOT);
+            int port = defaultPort(scheme, uri.getPort());
+            String rawPath = uri.normalize().getRawPath();
+            String path = rawPath == null || rawPath.isEmpty() ? "/" : rawPath;
+            String h = host;
+            if (httpAllow.stream().noneMatch(p -> p.admits(scheme, h, port, path))) {
+                throw notAllowed(name, uri, "it matches none of the source's http-allow prefixes");
+            }
+            if (!allowPrivate) {
+                InetAddress[] addresses;
+                try {
+                    addresses = InetAddress.getAllByName(host.startsWith("[") ? host.substring(1, host.length() - 1) : host);
+                } catch (UnknownHostException e) {
+                    throw new TransientException("unknown_host", "the host " + LogSafe.identity(host)
+                            + " does not resolve; retrying later", e);
+                }
+                for (InetAddress a : addresses) {
+                    if (isInternal(a)) {
+                        throw notAllowed(name, uri, "its host resolves to the internal address " + a.getHostAddress()
+                                + "; set sources." + name + ".http-allow-private=true to allow that");
+                    }
+                }
+            }
+            return uri;
+        }
+
+        private static PermanentInputException notAllowed(String name, URI uri, String why) {
+            return new PermanentInputException("uri_not_allowed", "source '" + LogSafe.identity(name) + "' may not read "
+                    + LogSafe.identity(uri.toString()) + ": " + why);
+        }
+
+        static final class Builder {
+            private final String name;
+            private final List<Path> fileRoots = new ArrayList<>();
+            private final List<HttpPrefix> httpAllow = new ArrayList<>();
+            private boolean allowPrivate;
+
+            Builder(String name) {
+                this.name = name;
+            }
+
+            void fileRoots(String key, String value) {
+                for (String folder : split(value)) {
+                    try {
+                        fileRoots.add(Path.of(folder).toRealPath());
+                    } catch (IOException | RuntimeException e) {
+                        throw new IllegalStateException(key + ": folder '" + folder + "' does not exist or cannot be read ("
+                                + e.getClass().getSimpleName() + "); configure an existing folder", e);
+                    }
+                }
+            }
+
+            void httpAllow(String key, String value) {
+                split(value).forEach(v -> httpAllow.add(HttpPrefix.parse(key, v)));
+            }
+
+            Source build() {
+                return new Source(List.copyOf(fileRoots), List.copyOf(httpAllow), allowPrivate);
+            }
+
+            private static List<String> split(String value) {
+                return Arrays.stream(value.split(",")).map(String::trim).filter(v -> !v.isEmpty()).toList();
+            }
+        }
+    }
+
+    /**
+     * @param uri a {@code file:} URI
+     * @return its path
+     * @throws PermanentInputException with reason {@code invalid_uri} when it names no local path (an
+     *     authority, a query, a relative path)
+     */
+    static Path filePath(URI uri) {
+        try {
+            return Path.of(uri);
+        } catch (IllegalArgumentException | java.nio.file.FileSystemNotFoundException e) {
+            throw new PermanentInputException("invalid_uri", "the uri " + LogSafe.identity(uri.toString())
+                    + " is not a local file path (" + e.getMessage() + ")");
+        }
+    }
+
+    /**
+     * @param a an address
+     * @return whether it is loopback, link-local, site-local/private, unique-local (fc00::/7), carrier-grade
+     *     NAT (100.64.0.0/10), multicast or the unspecified address: somewhere a message must not send us
+     */
+    static boolean isInternal(InetAddress a) {
+        if (a.isLoopbackAddress() || a.isLinkLocalAddress() || a.isSiteLocalAddress() || a.isAnyLocalAddress()
+                || a.isMulticastAddress()) {
+            return true;
+        }
+        byte[] b = a.getAddress();
+        if (a instanceof Inet4Address) {
+            return (b[0] & 0xff) == 100 && (b[1] & 0xc0) == 64 || (b[0] & 0xff) == 0;
+        }
+        if (a instanceof Inet6Address) {
+            return (b[0] & 0xfe) == 0xfc;
+        }
+        return false;
+    }
+}

@@ -1,0 +1,170 @@
+package org.ingestquarantine.ingest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.Properties;
+import org.ingestquarantine.failure.PermanentInputException;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Ensures a message can make the pipeline read only where its source's configuration says, checked on real files and real addresses. */
+class SourceAccessTest {
+
+    @TempDir
+    Path dir;
+
+    private Path contracts;
+    private Path hr;
+    private SourceAccess access;
+    private final FolderConnector folder = new FolderConnector();
+
+    @BeforeEach
+    void configure() throws Exception {
+        contracts = Files.createDirectories(dir.resolve("contracts"));
+        hr = Files.createDirectories(dir.resolve("hr"));
+        Files.writeString(contracts.resolve("lease.pdf"), "%PDF-1.4 lease");
+        Files.writeString(hr.resolve("salaries.pdf"), "%PDF-1.4 salaries");
+        Files.createDirectories(contracts.resolve("2026"));
+        Properties p = new Properties();
+        p.setProperty("sources.contracts.file-roots", contracts + " , " + dir.resolve("contracts/2026"));
+        p.setProperty("sources.hr.file-roots", hr.toString());
+        p.setProperty("sources.site.http-allow", "https://docs.example.com, http://127.0.0.1:8080/public");
+        p.setProperty("sources.lab.http-allow", "http://127.0.0.1:8080");
+        p.setProperty("sources.lab.http-allow-private", "true");
+        p.setProperty("unrelated.key", "x");
+        access = SourceAccess.fromProperties(p);
+    }
+
+    private static String reason(Throwable t) {
+        return ((PermanentInputException) t).reasonCode();
+    }
+
+    @Test
+    void shouldAllowAFileUnderItsSourcesRootAndReadItsRealPath() throws Exception {
+        URI checked = access.check("contracts", contracts.resolve("lease.pdf").toUri());
+        assertThat(Path.of(checked)).isEqualTo(contracts.resolve("lease.pdf").toRealPath());
+        Path target = dir.resolve("t.bin");
+        assertThat(folder.fetch(contracts.resolve("lease.pdf").toUri(), target, 1000, access.guard("contracts")).bytes())
+                .isEqualTo(14);
+    }
+
+    @Test
+    void shouldRefuseEtcPasswd() {
+        assertRefusedUnread("contracts", URI.create("file:///etc/passwd"));
+    }
+
+    @Test
+    void shouldRefuseADotDotPathOutOfTheRoot() {
+        assertRefusedUnread("contracts", URI.create(contracts.toUri() + "../hr/salaries.pdf"));
+        assertRefusedUnread("contracts", URI.create(contracts.toUri() + "2026/../../hr/salaries.pdf"));
+    }
+
+    @Test
+    void shouldRefuseASymlinkOutOfTheRoot() throws Exception {
+        Path link = Files.createSymbolicLink(contracts.resolve("innocent.pdf"), hr.resolve("salaries.pdf"));
+        Path dirLink = Files.createSymbolicLink(contracts.resolve("linked"), Path.of("/etc"));
+        assertRefusedUnread("contracts", link.toUri());
+        assertRefusedUnread("contracts", dirLink.resolve("passwd").toUri());
+    }
+
+    @Test
+    void shouldRefuseAUriInAnotherSourcesRoot() {
+        assertRefusedUnread("contracts", hr.resolve("salaries.pdf").toUri());
+        assertThat(access.guard("hr")).isNotNull();
+    }
+
+    @Test
+    void shouldRefuseAnUnknownSourceBeforeLookingAtTheUri() {
+        assertThatThrownBy(() -> access.guard("nobody"))
+                .isInstanceOfSatisfying(PermanentInputException.class, e -> assertThat(e.reasonCode()).isEqualTo("unknown_source"));
+        assertThatThrownBy(() -> folder.head(contracts.resolve("lease.pdf").toUri(), access.guard("payroll\n")))
+                .isInstanceOf(PermanentInputException.class).hasMessageContaining("payroll\\n");
+    }
+
+    @Test
+    void shouldNotTellWhetherAFileOutsideTheRootsExists() throws Exception {
+        assertRefusedUnread("contracts", dir.resolve("nowhere/missing.pdf").toUri());
+        assertThatThrownBy(() -> access.check("contracts", contracts.resolve("missing.pdf").toUri()))
+                .isInstanceOf(NoSuchFileException.class);
+    }
+
+    @Test
+    void shouldCallAMalformedFileUriPermanentInput() {
+        assertThatThrownBy(() -> access.check("contracts", URI.create("file://otherhost/srv/a.pdf")))
+                .isInstanceOfSatisfying(PermanentInputException.class, e -> assertThat(e.reasonCode()).isEqualTo("invalid_uri"));
+        assertThatThrownBy(() -> folder.fetch(URI.create("file:/srv/a.pdf?x=1"), dir.resolve("t"), 10, UriGuard.UNCHECKED))
+                .isInstanceOfSatisfying(PermanentInputException.class, e -> assertThat(e.reasonCode()).isEqualTo("invalid_uri"));
+    }
+
+    @Test
+    void shouldRefuseASchemeTheSourceHasNoRootsFor() {
+        assertThatThrownBy(() -> access.check("contracts", URI.create("https://docs.example.com/a.pdf")))
+                .satisfies(e -> assertThat(reason(e)).isEqualTo("uri_not_allowed"));
+        assertThatThrownBy(() -> access.check("site", contracts.resolve("lease.pdf").toUri()))
+                .satisfies(e -> assertThat(reason(e)).isEqualTo("uri_not_allowed"));
+    }
+
+    @Test
+    void shouldRefuseLoopbackUnlessTheSourceAllowsInternalAddresses() throws Exception {
+        // allowed by prefix, refused by address: the source did not allow internal addresses
+        assertThatThrownBy(() -> access.check("site", URI.create("http://127.0.0.1:8080/public/a.pdf")))
+                .satisfies(e -> assertThat(reason(e)).isEqualTo("uri_not_allowed"))
+                .hasMessageContaining("internal address 127.0.0.1");
+        assertThat(access.check("lab", URI.create("http://127.0.0.1:8080/a.pdf"))).isNotNull();
+    }
+
+    @Test
+    void shouldRefuseALoopbackPortTheSourceDoesNotName() {
+        assertThatThrownBy(() -> access.check("lab", URI.create("http://127.0.0.1:5432/")))
+                .satisfies(e -> assertThat(reason(e)).isEqualTo("uri_not_allowed"));
+        assertThatThrownBy(() -> access.check("lab", URI.create("http://localhost:8080/")))
+                .satisfies(e -> assertThat(reason(e)).isEqualTo("uri_not_allowed"));
+        assertThatThrownBy(() -> access.check("lab", URI.create("https://127.0.0.1:8080/")))
+                .satisfies(e -> assertThat(reason(e)).isEqualTo("uri_not_allowed"));
+    }
+
+    @Test
+    void shouldMatchPathPrefixesAfterNormalising() {
+        assertThatThrownBy(() -> access.check("site", URI.create("http://127.0.0.1:8080/private/a.pdf")))
+                .satisfies(e -> assertThat(reason(e)).isEqualTo("uri_not_allowed"));
+        assertThatThrownBy(() -> access.check("site", URI.create("http://127.0.0.1:8080/public/../admin")))
+                .satisfies(e -> assertThat(reason(e)).isEqualTo("uri_not_allowed"));
+    }
+
+    @Test
+    void shouldKnowInternalAddresses() throws Exception {
+        for (String a : new String[] {"127.0.0.1", "10.1.2.3", "172.16.0.1", "192.168.1.1", "169.254.169.254", "100.64.0.1",
+                "0.0.0.0", "::1", "fe80::1", "fd00::1", "::ffff:127.0.0.1"}) {
+            assertThat(SourceAccess.isInternal(java.net.InetAddress.getByName(a))).as(a).isTrue();
+        }
+        for (String a : new String[] {"93.184.216.34", "2606:2800:220:1::1", "100.128.0.1"}) {
+            assertThat(SourceAccess.isInternal(java.net.InetAddress.getByName(a))).as(a).isFalse();
+        }
+    }
+
+    @Test
+    void shouldRefuseAMissingRootAtStartUp() {
+        Properties p = new Properties();
+        p.setProperty("sources.x.file-roots", dir.resolve("absent").toString());
+        assertThatThrownBy(() -> SourceAccess.fromProperties(p)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("sources.x.file-roots");
+    }
+
+    /** Refused with uri_not_allowed by the guard alone and by the connector, which writes nothing. */
+    private void assertRefusedUnread(String source, URI uri) {
+        assertThatThrownBy(() -> access.check(source, uri))
+                .isInstanceOfSatisfying(PermanentInputException.class, e -> assertThat(e.reasonCode()).isEqualTo("uri_not_allowed"));
+        Path target = dir.resolve("target.bin");
+        assertThatThrownBy(() -> folder.fetch(uri, target, 1_000_000, access.guard(source)))
+                .isInstanceOfSatisfying(PermanentInputException.class, e -> assertThat(e.reasonCode()).isEqualTo("uri_not_allowed"));
+        assertThatThrownBy(() -> folder.head(uri, access.guard(source)))
+                .isInstanceOfSatisfying(PermanentInputException.class, e -> assertThat(e.reasonCode()).isEqualTo("uri_not_allowed"));
+        assertThat(target).doesNotExist();
+    }
+}
