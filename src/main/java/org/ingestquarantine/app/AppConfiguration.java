@@ -174,6 +174,8 @@ public final class AppConfiguration implements CamelConfiguration {
         }
         started.push(database);
         registry.bind("database", database);
+        // the quarantine route's sql: endpoint writes through this pool
+        registry.bind("dataSource", database.dataSource());
         return database;
     }
 

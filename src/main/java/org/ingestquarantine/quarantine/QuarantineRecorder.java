@@ -2,6 +2,7 @@ package org.ingestquarantine.quarantine;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.util.Map;
 import org.apache.camel.Exchange;
 import org.ingestquarantine.failure.Classification;
 import org.ingestquarantine.failure.ErrorClass;
@@ -13,8 +14,9 @@ import org.ingestquarantine.pipeline.PipelineKeys;
 import org.ingestquarantine.pipeline.PipelineVersions;
 
 /**
- * Turns a failed delivery into an evidence record and commits it. If the write fails the exception
- * propagates, the exchange stays failed, and the broker redelivers the message: a failing quarantine
+ * Turns a failed delivery into an evidence record, in two halves around the statement that commits it
+ * (routes/quarantine.camel.yaml): {@link #evidence} before, {@link #committed} after. If anything fails the
+ * exception propagates, the exchange stays failed, and the broker redelivers the message: a failing quarantine
  * write never acknowledges.
  */
 public final class QuarantineRecorder {
@@ -38,12 +40,16 @@ public final class QuarantineRecorder {
     }
 
     /**
+     * First half of a quarantine: stores the payload and the stack trace in the object store and gives the
+     * evidence record's row, the parameters of {@value QuarantineStore#RECORD_SQL}, which the route's
+     * {@code sql:} endpoint then commits in one statement.
+     *
      * @param exchange the failed delivery; its caught exception is in {@link Exchange#EXCEPTION_CAUGHT}, its
      *     classification in {@link PipelineKeys#FAILURE} (unclassified when missing)
-     * @return the committed record
-     * @throws QuarantineWriteException when the record cannot be committed
+     * @return the row: parameter name to value
+     * @throws QuarantineWriteException when the payload store fails
      */
-    public QuarantineRecord record(Exchange exchange) {
+    public Map<String, Object> evidence(Exchange exchange) {
         Throwable failure = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
         if (failure == null) {
             failure = new IllegalStateException("quarantined without a recorded exception");
@@ -57,7 +63,6 @@ public final class QuarantineRecorder {
         FetchedDocument fetched = exchange.getProperty(PipelineKeys.FETCHED, FetchedDocument.class);
         String deliveryKey = exchange.getProperty(PipelineKeys.DELIVERY_KEY, String.class);
         Integer deliveryCount = exchange.getProperty(PipelineKeys.DELIVERY_COUNT, Integer.class);
-        Throwable root = ErrorFingerprint.rootCause(failure);
 
         FailureEvidence.Builder e = FailureEvidence.builder(
                         message == null ? INVALID_MESSAGES_SOURCE : message.source(),
@@ -84,12 +89,27 @@ public final class QuarantineRecorder {
                     .contentType(fetched.contentType())
                     .payload(fetched.file());
         }
-        QuarantineRecord record = store.record(e.build());
-        if ("not_found".equals(c.reasonCode())) {
-            store.close(record.source(), record.docId(), Disposition.DELETED_AT_SOURCE, "not_found", null);
+        return store.evidenceRow(e.build());
+    }
+
+    /**
+     * Second half, once the record's statement has committed: a document missing at its source is closed as
+     * deleted at source, and the quarantine is counted (never before the commit).
+     *
+     * @param exchange the delivery whose record committed
+     * @throws QuarantineWriteException when the record cannot be closed
+     */
+    public void committed(Exchange exchange) {
+        Throwable failure = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
+        Classification c = exchange.getProperty(PipelineKeys.FAILURE, Classification.class);
+        ErrorClass errorClass = c == null ? ErrorClass.UNCLASSIFIED : c.errorClass();
+        IngestMessage message = exchange.getProperty(PipelineKeys.MESSAGE, IngestMessage.class);
+        String source = message == null ? INVALID_MESSAGES_SOURCE : message.source();
+        if (message != null && c != null && "not_found".equals(c.reasonCode())) {
+            store.close(source, message.docId(), Disposition.DELETED_AT_SOURCE, "not_found", null);
         }
-        metrics.quarantined(record.source(), errorClass, ErrorFingerprint.typeName(root), versions.parser());
-        return record;
+        metrics.quarantined(source, errorClass,
+                failure == null ? "unknown" : ErrorFingerprint.typeName(ErrorFingerprint.rootCause(failure)), versions.parser());
     }
 
     private static String stackTrace(Throwable t) {

@@ -4,18 +4,20 @@ import com.github.f4b6a3.ulid.UlidCreator;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Types;
 import java.time.Clock;
 import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import javax.sql.DataSource;
 import org.ingestquarantine.db.Jdbc;
+import org.ingestquarantine.db.NamedSql;
 import org.ingestquarantine.db.SqlFailure;
 import org.ingestquarantine.db.SqlTime;
 import org.ingestquarantine.failure.ErrorClass;
@@ -36,59 +38,10 @@ public final class QuarantineStore {
 
     private static final String SQLSTATE_UNIQUE_VIOLATION = "23505";
 
-    private static final String UPSERT = """
-            INSERT INTO quarantine (dlq_id, source, doc_id, source_version, source_updated_at, cursor_at_arrival,
-                ingest_seq, connector_version, parser_version, chunker_version, embedder_version, content_type,
-                stage, payload_uri, payload_sha256, payload_bytes, error_class, error_type, error_message,
-                error_fingerprint, stack_trace_uri, attempts, first_seen_at, last_seen_at, disposition, reason_code)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, 'open', ?)
-            ON CONFLICT (source, doc_id) DO UPDATE SET
-                source_version    = COALESCE(EXCLUDED.source_version, quarantine.source_version),
-                source_updated_at = COALESCE(EXCLUDED.source_updated_at, quarantine.source_updated_at),
-                cursor_at_arrival = COALESCE(EXCLUDED.cursor_at_arrival, quarantine.cursor_at_arrival),
-                ingest_seq        = COALESCE(EXCLUDED.ingest_seq, quarantine.ingest_seq),
-                connector_version = COALESCE(EXCLUDED.connector_version, quarantine.connector_version),
-                parser_version    = COALESCE(EXCLUDED.parser_version, quarantine.parser_version),
-                chunker_version   = COALESCE(EXCLUDED.chunker_version, quarantine.chunker_version),
-                embedder_version  = COALESCE(EXCLUDED.embedder_version, quarantine.embedder_version),
-                content_type      = COALESCE(EXCLUDED.content_type, quarantine.content_type),
-                stage             = EXCLUDED.stage,
-                payload_uri       = CASE WHEN quarantine.disposition = 'erased' THEN NULL
-                                         ELSE COALESCE(EXCLUDED.payload_uri, quarantine.payload_uri) END,
-                payload_sha256    = CASE WHEN quarantine.disposition = 'erased' THEN NULL
-                                         WHEN EXCLUDED.payload_uri IS NULL THEN quarantine.payload_sha256
-                                         ELSE EXCLUDED.payload_sha256 END,
-                payload_bytes     = CASE WHEN quarantine.disposition = 'erased' THEN NULL
-                                         WHEN EXCLUDED.payload_uri IS NULL THEN quarantine.payload_bytes
-                                         ELSE EXCLUDED.payload_bytes END,
-                error_class       = EXCLUDED.error_class,
-                error_type        = EXCLUDED.error_type,
-                error_message     = CASE WHEN quarantine.disposition = 'erased' THEN NULL ELSE EXCLUDED.error_message END,
-                error_fingerprint = EXCLUDED.error_fingerprint,
-                stack_trace_uri   = CASE WHEN quarantine.disposition = 'erased' THEN NULL ELSE EXCLUDED.stack_trace_uri END,
-                attempts          = quarantine.attempts + 1,
-                last_seen_at      = EXCLUDED.last_seen_at,
-                disposition       = CASE WHEN quarantine.disposition IN
-                                             ('repaired_parser_fixed', 'repaired_content_changed', 'deleted_at_source')
-                                         THEN 'open' ELSE quarantine.disposition END,
-                closed_at         = CASE WHEN quarantine.disposition IN
-                                             ('repaired_parser_fixed', 'repaired_content_changed', 'deleted_at_source')
-                                         THEN NULL ELSE quarantine.closed_at END,
-                reason_code       = CASE WHEN quarantine.disposition IN ('unindexable', 'erased')
-                                         THEN quarantine.reason_code ELSE EXCLUDED.reason_code END
-            RETURNING dlq_id, attempts
-            """;
+    /** Where the statement that writes a record lives; the {@code sql:} endpoint of the quarantine route runs it too. */
+    public static final String RECORD_SQL = "sql/quarantine-record.sql";
 
-    private static final String APPEND_ATTEMPT = """
-            INSERT INTO quarantine_attempt (dlq_id, attempt_no, seen_at, error_class, error_type, error_fingerprint,
-                reason_code, stage, source_version, payload_sha256, parser_version, delivery_count, delivery_key)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """;
-
-    private static final String FIND_DELIVERY = """
-            SELECT q.* FROM quarantine_attempt a JOIN quarantine q ON q.dlq_id = a.dlq_id
-            WHERE a.delivery_key = ? AND a.delivery_count = ?
-            """;
+    private static final NamedSql RECORD = NamedSql.load(RECORD_SQL);
 
     private final Jdbc jdbc;
     private final PayloadStore payloads;
@@ -122,23 +75,69 @@ public final class QuarantineStore {
      *         and the message must not be acknowledged
      */
     public QuarantineRecord record(FailureEvidence evidence) {
-        StoredObject payload = storePayload(evidence);
-        StoredObject trace = storeTrace(evidence);
+        Map<String, Object> row = evidenceRow(evidence);
         try {
             try {
-                return recordRow(evidence, payload, trace);
+                jdbc.query(RECORD.sql(), rs -> rs.getString(1), RECORD.args(row));
             } catch (SQLException e) {
                 if (!SQLSTATE_UNIQUE_VIOLATION.equals(e.getSQLState())) {
                     throw e;
                 }
-                // A concurrent write of the same delivery won the race: retry once, the guard now sees it.
-                return recordRow(evidence, payload, trace);
+                // A concurrent write of the same delivery won the race: once more, the statement now sees it.
+                jdbc.query(RECORD.sql(), rs -> rs.getString(1), RECORD.args(row));
             }
+            return jdbc.queryFirst("SELECT * FROM quarantine WHERE source = ? AND doc_id = ?", QuarantineRecord::new,
+                    row.get("source"), row.get("doc_id")).orElseThrow();
         } catch (SQLException e) {
             throw new QuarantineWriteException("quarantine record for " + evidence.source() + "/" + evidence.docId()
                     + " was not written (" + SqlFailure.describe(e) + "); do not acknowledge the message, pause consumption"
                     + " until PostgreSQL answers again", e);
         }
+    }
+
+    /**
+     * Stores the payload and the stack trace in the payload store and gives the record's row: the named
+     * parameters of {@value #RECORD_SQL}, with a new ULID (used only if the document has no record yet), text
+     * without NUL characters and the error message cut to {@value #MAX_ERROR_MESSAGE_CHARS} characters.
+     *
+     * @param e what is known about the failure
+     * @return parameter name to value; timestamps as {@link OffsetDateTime}
+     * @throws QuarantineWriteException if the payload store fails
+     */
+    public Map<String, Object> evidenceRow(FailureEvidence e) {
+        StoredObject payload = storePayload(e);
+        StoredObject trace = storeTrace(e);
+        Map<String, Object> row = new HashMap<>();
+        row.put("dlq_id", UlidCreator.getMonotonicUlid().toString());
+        row.put("source", text(e.source()));
+        row.put("doc_id", text(e.docId()));
+        row.put("source_version", text(e.sourceVersion()));
+        row.put("source_updated_at", time(e.sourceUpdatedAt()));
+        row.put("cursor_at_arrival", text(e.cursorAtArrival()));
+        row.put("ingest_seq", e.ingestSeq());
+        row.put("connector_version", text(e.connectorVersion()));
+        row.put("parser_version", text(e.parserVersion()));
+        row.put("chunker_version", text(e.chunkerVersion()));
+        row.put("embedder_version", text(e.embedderVersion()));
+        row.put("content_type", text(e.contentType()));
+        row.put("stage", text(e.stage()));
+        row.put("payload_uri", payload == null ? null : payload.uri());
+        row.put("payload_sha256", payload == null ? null : payload.sha256());
+        row.put("payload_bytes", payload == null ? null : payload.bytes());
+        row.put("error_class", e.errorClass().code());
+        row.put("error_type", text(e.errorType()));
+        row.put("error_message", text(truncate(e.errorMessage())));
+        row.put("error_fingerprint", text(e.errorFingerprint()));
+        row.put("stack_trace_uri", trace == null ? null : trace.uri());
+        row.put("reason_code", text(e.reasonCode()));
+        row.put("seen_at", time(clock.instant().truncatedTo(ChronoUnit.MICROS)));
+        row.put("delivery_key", text(e.deliveryKey()));
+        row.put("delivery_count", e.deliveryCount());
+        return row;
+    }
+
+    private static OffsetDateTime time(Instant instant) {
+        return instant == null ? null : OffsetDateTime.ofInstant(instant, ZoneOffset.UTC);
     }
 
     private StoredObject storePayload(FailureEvidence evidence) {
@@ -165,91 +164,6 @@ public final class QuarantineStore {
                     + " could not be stored (" + e.getClass().getSimpleName() + "); do not acknowledge the message,"
                     + " check that the payload store is writable", e);
         }
-    }
-
-    private QuarantineRecord recordRow(FailureEvidence e, StoredObject payload, StoredObject trace)
-            throws SQLException {
-        Instant now = clock.instant().truncatedTo(ChronoUnit.MICROS);
-        return jdbc.inTransaction(c -> {
-            QuarantineRecord recorded = alreadyRecorded(c, e);
-            if (recorded != null) {
-                return recorded;
-            }
-            String dlqId;
-            int attemptNo;
-            try (PreparedStatement s = c.prepareStatement(UPSERT)) {
-                bindUpsert(s, e, payload, trace, now);
-                try (ResultSet rs = s.executeQuery()) {
-                    rs.next();
-                    dlqId = rs.getString(1);
-                    attemptNo = rs.getInt(2);
-                }
-            }
-            try (PreparedStatement s = c.prepareStatement(APPEND_ATTEMPT)) {
-                bindAttempt(s, dlqId, attemptNo, now, e, payload);
-                s.executeUpdate();
-            }
-            return findBy(c, "SELECT * FROM quarantine WHERE dlq_id = ?", dlqId).orElseThrow();
-        });
-    }
-
-    private static QuarantineRecord alreadyRecorded(Connection c, FailureEvidence e) throws SQLException {
-        if (e.deliveryKey() == null) {
-            return null;
-        }
-        try (PreparedStatement s = c.prepareStatement(FIND_DELIVERY)) {
-            s.setString(1, e.deliveryKey());
-            s.setInt(2, e.deliveryCount());
-            try (ResultSet rs = s.executeQuery()) {
-                return rs.next() ? new QuarantineRecord(rs) : null;
-            }
-        }
-    }
-
-    private static void bindUpsert(PreparedStatement s, FailureEvidence e, StoredObject payload, StoredObject trace,
-                                   Instant now) throws SQLException {
-        int i = 1;
-        s.setString(i++, text(UlidCreator.getMonotonicUlid().toString()));
-        s.setString(i++, text(e.source()));
-        s.setString(i++, text(e.docId()));
-        s.setString(i++, text(e.sourceVersion()));
-        SqlTime.set(s, i++, e.sourceUpdatedAt());
-        s.setString(i++, text(e.cursorAtArrival()));
-        setLong(s, i++, e.ingestSeq());
-        s.setString(i++, text(e.connectorVersion()));
-        s.setString(i++, text(e.parserVersion()));
-        s.setString(i++, text(e.chunkerVersion()));
-        s.setString(i++, text(e.embedderVersion()));
-        s.setString(i++, text(e.contentType()));
-        s.setString(i++, text(e.stage()));
-        s.setString(i++, text(payload == null ? null : payload.uri()));
-        s.setString(i++, text(payload == null ? null : payload.sha256()));
-        setLong(s, i++, payload == null ? null : payload.bytes());
-        s.setString(i++, text(e.errorClass().code()));
-        s.setString(i++, text(e.errorType()));
-        s.setString(i++, text(truncate(e.errorMessage())));
-        s.setString(i++, text(e.errorFingerprint()));
-        s.setString(i++, text(trace == null ? null : trace.uri()));
-        SqlTime.set(s, i++, now);
-        SqlTime.set(s, i++, now);
-        s.setString(i, text(e.reasonCode()));
-    }
-
-    private static void bindAttempt(PreparedStatement s, String dlqId, int attemptNo, Instant now, FailureEvidence e,
-                                    StoredObject payload) throws SQLException {
-        s.setString(1, dlqId);
-        s.setInt(2, attemptNo);
-        SqlTime.set(s, 3, now);
-        s.setString(4, text(e.errorClass().code()));
-        s.setString(5, text(e.errorType()));
-        s.setString(6, text(e.errorFingerprint()));
-        s.setString(7, text(e.reasonCode()));
-        s.setString(8, text(e.stage()));
-        s.setString(9, text(e.sourceVersion()));
-        s.setString(10, text(payload == null ? null : payload.sha256()));
-        s.setString(11, text(e.parserVersion()));
-        s.setInt(12, e.deliveryCount());
-        s.setString(13, text(e.deliveryKey()));
     }
 
     /**
@@ -346,14 +260,6 @@ public final class QuarantineStore {
 
     private static Optional<QuarantineRecord> findBy(Connection c, String sql, String... args) throws SQLException {
         return Jdbc.queryFirst(c, sql, QuarantineRecord::new, (Object[]) args);
-    }
-
-    private static void setLong(PreparedStatement s, int index, Long value) throws SQLException {
-        if (value == null) {
-            s.setNull(index, Types.BIGINT);
-        } else {
-            s.setLong(index, value);
-        }
     }
 
     /** PostgreSQL text cannot hold NUL; documents and their error messages can. */

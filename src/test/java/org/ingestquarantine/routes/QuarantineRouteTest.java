@@ -16,12 +16,30 @@ import org.junit.jupiter.api.Test;
 class QuarantineRouteTest extends RouteTestBase {
 
     @Test
-    void shouldAcknowledgeOnlyAfterTheRecordIsWritten() {
+    void shouldAcknowledgeOnlyAfterTheRecordIsWritten() throws InterruptedException {
         stages.failAt("preflight", RouteTestSupport.failure(ErrorClass.PERMANENT_INPUT));
+        recordStatement.expectedMessageCount(1);
+        recordStatement.message(0).body().isInstanceOf(java.util.Map.class);
         Exchange done = deliver(1);
+        recordStatement.assertIsSatisfied();
         assertThat(done.isFailed()).isFalse();
         assertThat(recorder.recorded).hasSize(1);
         assertThat(outcomes.closed).containsExactly("k1=quarantined");
+    }
+
+    @Test
+    void shouldNeverAcknowledgeWhenTheRecordStatementFails() {
+        stages.failAt("preflight", RouteTestSupport.failure(ErrorClass.PERMANENT_INPUT));
+        recordStatement.whenAnyExchangeReceived(e -> {
+            throw new java.sql.SQLException("terminating connection due to administrator command", "57P01");
+        });
+
+        Exchange done = deliver(1);
+
+        assertThat(done.isFailed()).as("not acknowledged").isTrue();
+        assertThat(recorder.recorded).as("nothing counted before a commit").isEmpty();
+        assertThat(outcomes.closed).containsExactly("k1=released");
+        assertThat(breaker.isOpen()).isTrue();
     }
 
     @Test

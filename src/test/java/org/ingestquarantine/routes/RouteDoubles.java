@@ -74,6 +74,8 @@ public final class RouteDoubles implements CamelConfiguration {
         r.bind("outcomes", new Outcomes());
         r.bind("quarantineRecorder", new Recorder());
         r.bind("dlqSweeper", new Sweeper());
+        // named by the record statement's sql: endpoint, which the route tests mock and skip: never connected
+        r.bind("dataSource", new org.postgresql.ds.PGSimpleDataSource());
         context.getManagementStrategy().addEventNotifier(new StageNotifier((attemptId, stage) -> stages.marks.add(stage)));
     }
 
@@ -222,16 +224,23 @@ public final class RouteDoubles implements CamelConfiguration {
         }
     }
 
-    /** Recorder double: records the classification of each record, or fails every write while told to. */
+    /**
+     * Recorder double: gives a row before the statement (or fails, while told to, as the payload store would)
+     * and records the classification of each committed record.
+     */
     public static final class Recorder {
         public final List<Classification> recorded = new CopyOnWriteArrayList<>();
         public final List<String> stages = new ArrayList<>();
         public final AtomicBoolean failing = new AtomicBoolean();
 
-        public void record(Exchange exchange) {
+        public Map<String, Object> evidence(Exchange exchange) {
             if (failing.get()) {
-                throw new QuarantineWriteException("the store is down", null);
+                throw new QuarantineWriteException("the payload store is down", null);
             }
+            return Map.of("stage", exchange.getProperty(PipelineKeys.STAGE, String.class));
+        }
+
+        public void committed(Exchange exchange) {
             recorded.add(exchange.getProperty(PipelineKeys.FAILURE, Classification.class));
             stages.add(exchange.getProperty(PipelineKeys.STAGE, String.class));
         }

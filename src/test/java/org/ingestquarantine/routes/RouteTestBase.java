@@ -2,7 +2,9 @@ package org.ingestquarantine.routes;
 
 import org.apache.camel.BeanInject;
 import org.apache.camel.CamelContext;
+import org.apache.camel.EndpointInject;
 import org.apache.camel.Exchange;
+import org.apache.camel.component.mock.MockEndpoint;
 import org.apache.camel.test.main.junit5.CamelMainTest;
 import org.ingestquarantine.delivery.ConsumerCircuitBreaker;
 import org.junit.jupiter.api.BeforeEach;
@@ -10,9 +12,10 @@ import org.junit.jupiter.api.TestInstance;
 
 /**
  * The real route files over {@link RouteDoubles}, one Camel context per test class: what every route test
- * shares. The doubles are reset before each test.
+ * shares. The record's SQL statement is a mock endpoint ({@link #recordStatement}) that the statement
+ * never reaches. The doubles are reset before each test.
  */
-@CamelMainTest(configurationClasses = RouteDoubles.class,
+@CamelMainTest(configurationClasses = RouteDoubles.class, mockEndpointsAndSkip = "sql:*",
         properties = {RouteTestSupport.ROUTES, RouteTestSupport.INGEST_FROM, RouteTestSupport.DLQ_FROM})
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class RouteTestBase {
@@ -32,8 +35,12 @@ abstract class RouteTestBase {
     @BeanInject("consumerCircuitBreaker")
     ConsumerCircuitBreaker breaker;
 
+    @EndpointInject("mock:sql:classpath:sql/quarantine-record.sql")
+    MockEndpoint recordStatement;
+
     @BeforeEach
     void resetDoubles() throws InterruptedException {
+        recordStatement.reset();
         stages.reset();
         outcomes.closed.clear();
         recorder.recorded.clear();

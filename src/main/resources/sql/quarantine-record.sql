@@ -1,0 +1,71 @@
+-- The evidence record's write (DESIGN.md section 3), version 1: one atomic statement, run by the sql: endpoint
+-- of routes/quarantine.camel.yaml and by QuarantineStore.record (the DLQ sweeper). Named parameters (:#name)
+-- come from the row QuarantineStore.evidenceRow builds. What this one statement guarantees:
+--  * idempotent per delivery: when (delivery_key, delivery_count) is already in the history (an ack was lost),
+--    nothing is written; two concurrent writes of one delivery cannot both land, the second fails on the
+--    unique index quarantine_attempt_delivery and rolls back whole, so its message is not acknowledged;
+--  * one row per (source, doc_id): a repeat failure adds 1 to attempts, sets the latest error fields, keeps the
+--    last known payload and versions when this attempt has none, re-opens a record closed as repaired or
+--    deleted at source, and leaves an unindexable or erased record closed (an erased one gets no text back);
+--  * the attempt is appended to the history in the same statement, so row and history never disagree.
+WITH seen AS (
+    SELECT 1 FROM quarantine_attempt
+    WHERE delivery_key = CAST(:#delivery_key AS text) AND delivery_count = CAST(:#delivery_count AS integer)
+), upserted AS (
+    INSERT INTO quarantine (dlq_id, source, doc_id, source_version, source_updated_at, cursor_at_arrival,
+        ingest_seq, connector_version, parser_version, chunker_version, embedder_version, content_type,
+        stage, payload_uri, payload_sha256, payload_bytes, error_class, error_type, error_message,
+        error_fingerprint, stack_trace_uri, attempts, first_seen_at, last_seen_at, disposition, reason_code)
+    SELECT CAST(:#dlq_id AS char(26)), CAST(:#source AS text), CAST(:#doc_id AS text),
+        CAST(:#source_version AS text), CAST(:#source_updated_at AS timestamptz), CAST(:#cursor_at_arrival AS text),
+        CAST(:#ingest_seq AS bigint), CAST(:#connector_version AS text), CAST(:#parser_version AS text),
+        CAST(:#chunker_version AS text), CAST(:#embedder_version AS text), CAST(:#content_type AS text),
+        CAST(:#stage AS text), CAST(:#payload_uri AS text), CAST(:#payload_sha256 AS char(64)),
+        CAST(:#payload_bytes AS bigint), CAST(:#error_class AS text), CAST(:#error_type AS text),
+        CAST(:#error_message AS text), CAST(:#error_fingerprint AS text), CAST(:#stack_trace_uri AS text), 1,
+        CAST(:#seen_at AS timestamptz), CAST(:#seen_at AS timestamptz), 'open', CAST(:#reason_code AS text)
+    WHERE NOT EXISTS (SELECT 1 FROM seen)
+    ON CONFLICT (source, doc_id) DO UPDATE SET
+        source_version    = COALESCE(EXCLUDED.source_version, quarantine.source_version),
+        source_updated_at = COALESCE(EXCLUDED.source_updated_at, quarantine.source_updated_at),
+        cursor_at_arrival = COALESCE(EXCLUDED.cursor_at_arrival, quarantine.cursor_at_arrival),
+        ingest_seq        = COALESCE(EXCLUDED.ingest_seq, quarantine.ingest_seq),
+        connector_version = COALESCE(EXCLUDED.connector_version, quarantine.connector_version),
+        parser_version    = COALESCE(EXCLUDED.parser_version, quarantine.parser_version),
+        chunker_version   = COALESCE(EXCLUDED.chunker_version, quarantine.chunker_version),
+        embedder_version  = COALESCE(EXCLUDED.embedder_version, quarantine.embedder_version),
+        content_type      = COALESCE(EXCLUDED.content_type, quarantine.content_type),
+        stage             = EXCLUDED.stage,
+        payload_uri       = CASE WHEN quarantine.disposition = 'erased' THEN NULL
+                                 ELSE COALESCE(EXCLUDED.payload_uri, quarantine.payload_uri) END,
+        payload_sha256    = CASE WHEN quarantine.disposition = 'erased' THEN NULL
+                                 WHEN EXCLUDED.payload_uri IS NULL THEN quarantine.payload_sha256
+                                 ELSE EXCLUDED.payload_sha256 END,
+        payload_bytes     = CASE WHEN quarantine.disposition = 'erased' THEN NULL
+                                 WHEN EXCLUDED.payload_uri IS NULL THEN quarantine.payload_bytes
+                                 ELSE EXCLUDED.payload_bytes END,
+        error_class       = EXCLUDED.error_class,
+        error_type        = EXCLUDED.error_type,
+        error_message     = CASE WHEN quarantine.disposition = 'erased' THEN NULL ELSE EXCLUDED.error_message END,
+        error_fingerprint = EXCLUDED.error_fingerprint,
+        stack_trace_uri   = CASE WHEN quarantine.disposition = 'erased' THEN NULL ELSE EXCLUDED.stack_trace_uri END,
+        attempts          = quarantine.attempts + 1,
+        last_seen_at      = EXCLUDED.last_seen_at,
+        disposition       = CASE WHEN quarantine.disposition IN
+                                     ('repaired_parser_fixed', 'repaired_content_changed', 'deleted_at_source')
+                                 THEN 'open' ELSE quarantine.disposition END,
+        closed_at         = CASE WHEN quarantine.disposition IN
+                                     ('repaired_parser_fixed', 'repaired_content_changed', 'deleted_at_source')
+                                 THEN NULL ELSE quarantine.closed_at END,
+        reason_code       = CASE WHEN quarantine.disposition IN ('unindexable', 'erased')
+                                 THEN quarantine.reason_code ELSE EXCLUDED.reason_code END
+    RETURNING dlq_id, attempts
+)
+INSERT INTO quarantine_attempt (dlq_id, attempt_no, seen_at, error_class, error_type, error_fingerprint,
+    reason_code, stage, source_version, payload_sha256, parser_version, delivery_count, delivery_key)
+SELECT dlq_id, attempts, CAST(:#seen_at AS timestamptz), CAST(:#error_class AS text), CAST(:#error_type AS text),
+    CAST(:#error_fingerprint AS text), CAST(:#reason_code AS text), CAST(:#stage AS text),
+    CAST(:#source_version AS text), CAST(:#payload_sha256 AS char(64)), CAST(:#parser_version AS text),
+    CAST(:#delivery_count AS integer), CAST(:#delivery_key AS text)
+FROM upserted
+RETURNING dlq_id
