@@ -67,6 +67,7 @@ public final class Outcomes {
     }
 
     private void settle(Exchange exchange, String outcome) {
+        exchange.setProperty(PipelineKeys.OUTCOME, outcome);
         IngestMessage message = exchange.getProperty(PipelineKeys.MESSAGE, IngestMessage.class);
         String source = message == null ? QuarantineRecorder.INVALID_MESSAGES_SOURCE : message.source();
         LOG.info("{} {}", message == null ? exchange.getProperty(PipelineKeys.DELIVERY_KEY, String.class)

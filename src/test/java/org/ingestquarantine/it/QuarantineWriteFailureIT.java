@@ -58,7 +58,7 @@ class QuarantineWriteFailureIT {
             await().atMost(WAIT).until(() -> quarantineRuns.get() >= 1);
             await("consumer paused").atMost(PAUSE_WITHIN).until(breaker::isOpen);
             assertThat(postgres.isRunning()).isFalse();
-            assertThat(pipeline.metrics().outcomeOf(key)).as("outcome without a committed record").isNull();
+            assertThat(pipeline.outcomeOf(key)).as("outcome without a committed record").isNull();
             assertThat(pipeline.depth("ingest")).as("the unacknowledged message is still on the queue").isEqualTo(1);
             // paused, not burning deliveries, for as long as the database stays down: at most one more
             // delivery, by the other poller's receive already in flight when the consumer paused

@@ -28,7 +28,6 @@ import org.ingestquarantine.delivery.IngestPublisher;
 import org.ingestquarantine.failure.ErrorClass;
 import org.ingestquarantine.ingest.DocumentIndex;
 import org.ingestquarantine.ingest.DocumentState;
-import org.ingestquarantine.metrics.PipelineMetrics;
 import org.ingestquarantine.pipeline.IngestMessage;
 import org.ingestquarantine.quarantine.QuarantineRecord;
 import org.ingestquarantine.quarantine.QuarantineRecorder;
@@ -330,8 +329,7 @@ abstract class BrokerScenarios {
                 poison.put(pipeline.publishFile("restart", "poison-" + i + ".pdf", SAMPLES.resolve("09-not-pdf-html.pdf")),
                         "poison-" + i + ".pdf");
             }
-            PipelineMetrics metrics = pipeline.app().bean("pipelineMetrics", PipelineMetrics.class);
-            Awaitility.await().atMost(WAIT).until(() -> good.keySet().stream().filter(k -> metrics.outcomeOf(k) != null).count() >= 2);
+            Awaitility.await().atMost(WAIT).until(() -> good.keySet().stream().filter(k -> pipeline.outcomeOf(k) != null).count() >= 2);
 
             fixture.restartBroker();
 

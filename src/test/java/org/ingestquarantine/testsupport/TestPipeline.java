@@ -2,21 +2,18 @@ package org.ingestquarantine.testsupport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.micrometer.core.instrument.Counter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
-import org.awaitility.Awaitility;
 import org.ingestquarantine.app.PipelineApp;
 import org.ingestquarantine.db.Database;
 import org.ingestquarantine.db.EmbeddedPostgresService;
 import org.ingestquarantine.delivery.IngestPublisher;
 import org.ingestquarantine.failure.ErrorClass;
 import org.ingestquarantine.failure.RedeliveryPolicies;
-import org.ingestquarantine.metrics.PipelineMetrics;
 import org.ingestquarantine.pipeline.IngestMessage;
 import org.ingestquarantine.quarantine.QuarantineAttempt;
 import org.ingestquarantine.quarantine.QuarantineRecord;
@@ -35,10 +32,12 @@ public final class TestPipeline implements AutoCloseable {
 
     private final PipelineApp app;
     private final BrokerFixture broker;
+    private final Settlements settlements = new Settlements();
 
     private TestPipeline(PipelineApp app, BrokerFixture broker) {
         this.app = app;
         this.broker = broker;
+        app.context().getManagementStrategy().addEventNotifier(settlements);
     }
 
     /**
@@ -140,15 +139,17 @@ public final class TestPipeline implements AutoCloseable {
         return app.bean("database", Database.class).dataSource();
     }
 
-    /** @return the application's metrics */
-    public PipelineMetrics metrics() {
-        return app.bean("pipelineMetrics", PipelineMetrics.class);
-    }
-
     /** @return how many times any message was settled (every outcome counted), in this process */
     public long settlements() {
-        return Math.round(metrics().registry().find("ingest.processed").counters().stream()
-                .mapToDouble(Counter::count).sum());
+        return settlements.count();
+    }
+
+    /**
+     * @param deliveryKey a published message
+     * @return its outcome if it settled in this process, else {@code null}
+     */
+    public String outcomeOf(String deliveryKey) {
+        return settlements.outcomeOf(deliveryKey);
     }
 
     /**
@@ -189,10 +190,7 @@ public final class TestPipeline implements AutoCloseable {
      * @return its terminal outcome
      */
     public String awaitOutcome(String deliveryKey, Duration timeout) {
-        PipelineMetrics metrics = app.bean("pipelineMetrics", PipelineMetrics.class);
-        Awaitility.await().atMost(timeout).pollInterval(Duration.ofMillis(100))
-                .until(() -> metrics.outcomeOf(deliveryKey) != null);
-        return metrics.outcomeOf(deliveryKey);
+        return settlements.await(deliveryKey, timeout);
     }
 
     /**
