@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Map;
+import java.util.Properties;
 import org.apache.camel.CamelConfiguration;
 import org.apache.camel.CamelContext;
 import org.apache.camel.spi.Registry;
@@ -44,6 +45,7 @@ import org.ingestquarantine.ingest.MessageReader;
 import org.ingestquarantine.ingest.MiniLmEmbedder;
 import org.ingestquarantine.ingest.ParseStage;
 import org.ingestquarantine.ingest.Preflight;
+import org.ingestquarantine.ingest.SourceAccess;
 import org.ingestquarantine.ingest.WindowChunker;
 import org.ingestquarantine.metrics.PipelineMetrics;
 import org.ingestquarantine.parse.DocumentParser;
@@ -68,7 +70,8 @@ import org.ingestquarantine.quarantine.QuarantineStore;
  * rabbitmq | kafka), {@code sqs.mode} (embedded | external), {@code sqs.port}, {@code sqs.endpoint-url},
  * {@code sqs.region}, {@code sqs.queue}, {@code iq.broker-configs-dir}, {@code ingest.max-bytes},
  * {@code http.connect-timeout-ms}, {@code http.idle-timeout-ms}, {@code http.body-deadline-ms},
- * {@code http.max-redirects} (see {@link HttpTimeouts}),
+ * {@code http.max-redirects} (see {@link HttpTimeouts}), {@code sources.<name>.file-roots},
+ * {@code sources.<name>.http-allow}, {@code sources.<name>.http-allow-private} (see {@link SourceAccess}),
  * {@code parse.mode} (pool | in-process; in-process only for debugging: a hostile document can then take
  * the consumer down), {@code chunk.max-chars}, {@code chunk.max-tokens} (default: the model's limit), {@code chunk.overlap-words}, {@code failure.<class>.*} (see
  * {@link RedeliveryPolicies}) and {@code parse.*} (see {@link ParseLimits}).
@@ -117,7 +120,8 @@ public final class AppConfiguration implements CamelConfiguration {
                 settings.requiredMillis("http.idle-timeout-ms"), settings.requiredMillis("http.body-deadline-ms"),
                 (int) settings.requiredNumber("http.max-redirects"));
         Preflight preflight = new Preflight(Map.of(folder.scheme(), folder,
-                "http", new HttpConnector("http", http), "https", new HttpConnector("https", http)), maxBytes);
+                "http", new HttpConnector("http", http), "https", new HttpConnector("https", http)),
+                sourceAccess(context), maxBytes);
         ConsumerCircuitBreaker breaker = new ConsumerCircuitBreaker(database::isReachable, classification,
                 settings.requiredMillis("db.probe-interval-ms"));
         context.getManagementStrategy().addEventNotifier(new StageNotifier(journal::stage));
@@ -144,6 +148,17 @@ public final class AppConfiguration implements CamelConfiguration {
         registry.bind("quarantineQueries", new QuarantineQueries(database.dataSource()));
         registry.bind("dlqSweeper", new DlqSweeper(store, broker));
         registry.bind("quarantineRecorder", new QuarantineRecorder(store, versions, metrics));
+    }
+
+    /**
+     * @return the sources of every property source Camel knows ({@code sources.<name>.*}), system
+     *     properties ({@code -D}) winning over the files; a missing root fails start-up naming its property
+     */
+    private static SourceAccess sourceAccess(CamelContext context) {
+        Properties p = context.getPropertiesComponent().loadProperties(k -> k.startsWith(SourceAccess.PREFIX));
+        System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith(SourceAccess.PREFIX))
+                .forEach(k -> p.setProperty(k, System.getProperty(k)));
+        return SourceAccess.fromProperties(p);
     }
 
     private static ParseLimits parseLimits(Settings s) {
