@@ -5,6 +5,7 @@ import org.ingestquarantine.failure.ErrorClass;
 import org.ingestquarantine.failure.RedeliveryPolicies;
 import org.ingestquarantine.pipeline.IngestMessage;
 import org.ingestquarantine.pipeline.PipelineKeys;
+import org.ingestquarantine.pipeline.LogSafe;
 
 /**
  * First step of every delivery, before any work: records the broker's delivery identity and count,
@@ -58,7 +59,8 @@ public final class DeliveryGuard {
         int count = exchange.getProperty(PipelineKeys.DELIVERY_COUNT, Integer.class);
         Deaths deaths = journal.deaths(key);
         if (count > 1 || deaths.count() > 0) {
-            LOG.info("{} delivered {} times; {} earlier attempt(s) never finished", key, count, deaths.count());
+            LOG.info("{} delivered {} times; {} earlier attempt(s) never finished", LogSafe.identity(key), count,
+                    deaths.count());
         }
         if (deaths.count() >= policies.forClass(ErrorClass.RESOURCE_FATAL).maxDeliveries()) {
             if (deaths.lastStage() != null) {

@@ -6,6 +6,7 @@ import org.ingestquarantine.metrics.PipelineMetrics;
 import org.ingestquarantine.pipeline.IngestMessage;
 import org.ingestquarantine.pipeline.PipelineKeys;
 import org.ingestquarantine.quarantine.QuarantineRecorder;
+import org.ingestquarantine.pipeline.LogSafe;
 
 /**
  * Closes a delivery: its attempt in the journal and its terminal outcome in the metrics. Called only
@@ -69,8 +70,8 @@ public final class Outcomes {
     private void settle(Exchange exchange, String outcome) {
         IngestMessage message = exchange.getProperty(PipelineKeys.MESSAGE, IngestMessage.class);
         String source = message == null ? QuarantineRecorder.INVALID_MESSAGES_SOURCE : message.source();
-        LOG.info("{} {}", message == null ? exchange.getProperty(PipelineKeys.DELIVERY_KEY, String.class)
-                : message.source() + "/" + message.docId(), outcome);
+        LOG.info("{} {}", message == null ? LogSafe.identity(exchange.getProperty(PipelineKeys.DELIVERY_KEY, String.class))
+                : LogSafe.identity(message.source()) + "/" + LogSafe.identity(message.docId()), outcome);
         metrics.settled(exchange.getProperty(PipelineKeys.DELIVERY_KEY, String.class), source, outcome);
     }
 }
