@@ -8,6 +8,7 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Map;
 import java.util.Properties;
+import java.util.TreeMap;
 import org.apache.camel.CamelConfiguration;
 import org.apache.camel.CamelContext;
 import org.apache.camel.spi.Registry;
@@ -46,6 +47,7 @@ import org.ingestquarantine.ingest.MiniLmEmbedder;
 import org.ingestquarantine.ingest.ParseStage;
 import org.ingestquarantine.ingest.Preflight;
 import org.ingestquarantine.ingest.SourceAccess;
+import org.ingestquarantine.ingest.SourceConnector;
 import org.ingestquarantine.ingest.WindowChunker;
 import org.ingestquarantine.metrics.PipelineMetrics;
 import org.ingestquarantine.parse.DocumentParser;
@@ -102,13 +104,20 @@ public final class AppConfiguration implements CamelConfiguration {
         BrokerAdapter broker = openBroker(new BrokerSetup(settings, registry, started::push, journal, store));
 
         FolderConnector folder = new FolderConnector();
+        HttpTimeouts http = new HttpTimeouts(settings.requiredMillis("http.connect-timeout-ms"),
+                settings.requiredMillis("http.idle-timeout-ms"), settings.requiredMillis("http.body-deadline-ms"),
+                (int) settings.requiredNumber("http.max-redirects"));
         long maxBytes = settings.requiredNumber("ingest.max-bytes");
         Embedder embedder = new MiniLmEmbedder();
         WindowChunker chunker = new WindowChunker(
                 (int) settings.requiredNumber("chunk.max-chars"),
                 (int) settings.number("chunk.max-tokens", embedder.maxTokens()),
                 (int) settings.requiredNumber("chunk.overlap-words"), embedder::countTokens);
-        PipelineVersions versions = new PipelineVersions(folder.version() + "+" + HttpConnector.VERSION, ParserVersion.CURRENT, chunker.version(),
+        Map<String, SourceConnector> connectors = Map.of(folder.scheme(), folder,
+                "http", new HttpConnector("http", http), "https", new HttpConnector("https", http));
+        Map<String, String> connectorVersions = new TreeMap<>();
+        connectors.forEach((scheme, c) -> connectorVersions.put(scheme, c.version()));
+        PipelineVersions versions = new PipelineVersions(connectorVersions, ParserVersion.CURRENT, chunker.version(),
                 embedder.version());
         ParseLimits limits = parseLimits(settings);
         DocumentParser parser = "in-process".equals(settings.string("parse.mode", "pool"))
@@ -116,12 +125,7 @@ public final class AppConfiguration implements CamelConfiguration {
         started.push(parser);
 
         DocumentIndex index = new DocumentIndex(database.dataSource(), embedder.dimensions());
-        HttpTimeouts http = new HttpTimeouts(settings.requiredMillis("http.connect-timeout-ms"),
-                settings.requiredMillis("http.idle-timeout-ms"), settings.requiredMillis("http.body-deadline-ms"),
-                (int) settings.requiredNumber("http.max-redirects"));
-        Preflight preflight = new Preflight(Map.of(folder.scheme(), folder,
-                "http", new HttpConnector("http", http), "https", new HttpConnector("https", http)),
-                sourceAccess(context), maxBytes);
+        Preflight preflight = new Preflight(connectors, sourceAccess(context), maxBytes);
         ConsumerCircuitBreaker breaker = new ConsumerCircuitBreaker(database::isReachable, classification,
                 settings.requiredMillis("db.probe-interval-ms"));
         context.getManagementStrategy().addEventNotifier(new StageNotifier(journal::stage));

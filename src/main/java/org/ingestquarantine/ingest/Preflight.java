@@ -31,7 +31,8 @@ public final class Preflight {
      * @param message the delivery's message
      * @return what the source says of the document (size, version)
      * @throws PermanentInputException for an unknown source ({@code unknown_source}), a URI outside the
-     *     source's roots ({@code uri_not_allowed}), an unsupported scheme ({@code unsupported_uri}), an empty
+     *     source's roots ({@code uri_not_allowed}), an unsupported scheme ({@code unsupported_uri}); a
+     *     {@link HeadRefusalException}, carrying the source's answer, for ({@code unsupported_uri}), an empty
      *     document ({@code empty}) or one over {@code ingest.max-bytes} ({@code too_large})
      * @throws IOException from the connector; a missing document is a {@link java.nio.file.NoSuchFileException}
      */
@@ -39,11 +40,11 @@ public final class Preflight {
         UriGuard guard = access.guard(message.source());
         SourceHead head = connectorFor(message).head(message.uri(), guard);
         if (head.contentLength() == 0) {
-            throw new PermanentInputException("empty", "the document has 0 bytes");
+            throw new HeadRefusalException("empty", "the document has 0 bytes", head);
         }
         if (head.contentLength() > maxBytes) {
-            throw new PermanentInputException("too_large",
-                    "the document has " + head.contentLength() + " bytes, over ingest.max-bytes=" + maxBytes);
+            throw new HeadRefusalException("too_large",
+                    "the document has " + head.contentLength() + " bytes, over ingest.max-bytes=" + maxBytes, head);
         }
         return head;
     }
