@@ -150,7 +150,8 @@ public final class AppConfiguration implements CamelConfiguration {
         registry.bind("quarantineStore", store);
         registry.bind("documentIndex", index);
         registry.bind("quarantineQueries", new QuarantineQueries(database.dataSource()));
-        registry.bind("dlqSweeper", new DlqSweeper(store, broker));
+        registry.bind("dlqSweeper", new DlqSweeper(store, broker, clock, settings.requiredMillis("dlq.sweep-backoff-initial-ms"),
+                settings.requiredMillis("dlq.sweep-backoff-max-ms")));
         registry.bind("quarantineRecorder", new QuarantineRecorder(store, versions, metrics));
     }
 
