@@ -16,15 +16,18 @@ import org.ingestquarantine.ingest.DocumentIndex;
 import org.ingestquarantine.ingest.FolderConnector;
 import org.ingestquarantine.ingest.HttpConnector;
 import org.ingestquarantine.parse.HostilePdfs;
+import org.ingestquarantine.parse.IndirectEncryptPdfs;
 import org.ingestquarantine.pipeline.IngestMessage;
 import org.ingestquarantine.quarantine.QuarantineRecord;
 import org.ingestquarantine.testsupport.Corpus;
+import org.ingestquarantine.testsupport.SqlCount;
 import org.ingestquarantine.testsupport.TestPipeline;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Ensures the evidence names what happened: pages lost to extraction are recorded on the indexed document
+ * Ensures owner-only PDFs with indirect /Encrypt values are indexed with their text, and the evidence names
+ * what happened: pages lost to extraction are recorded on the indexed document
  * and found by the operator's query, connector_version names the connector that served the document,
  * error_type names the root cause, and a refusal decided from HEAD keeps the ETag and Last-Modified it saw.
  */
@@ -43,6 +46,8 @@ class EvidenceIT {
     @Test
     void shouldRecordLostPagesConnectorRootCauseAndHeadVersion() throws Exception {
         HostilePdfs.secondPageLost(files.resolve("partial.pdf"));
+        IndirectEncryptPdfs.ownerOnly(files.resolve("rc4.pdf"), false, "Owner only RC4 text survives");
+        IndirectEncryptPdfs.ownerOnly(files.resolve("aes.pdf"), true, "Owner only AES text survives");
         Files.copy(Corpus.file("c0066.pdf"), files.resolve("html.pdf"));
         HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.createContext("/", ex -> {
@@ -59,6 +64,8 @@ class EvidenceIT {
                 "sources.ev.http-allow-private", "true",
                 "ingest.max-bytes", "1000000"))) {
             String partial = pipeline.publishFile("ev", "partial.pdf", files.resolve("partial.pdf"));
+            String rc4 = pipeline.publishFile("ev", "rc4.pdf", files.resolve("rc4.pdf"));
+            String aes = pipeline.publishFile("ev", "aes.pdf", files.resolve("aes.pdf"));
             String html = pipeline.publishFile("ev", "html.pdf", files.resolve("html.pdf"));
             String big = pipeline.publish(new IngestMessage("ev", "big.pdf",
                     URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/big.pdf"), null, null, null));
@@ -66,6 +73,14 @@ class EvidenceIT {
             assertThat(pipeline.awaitOutcome(partial, WAIT)).isEqualTo("indexed");
             assertThat(pipeline.app().bean("documentIndex", DocumentIndex.class).partiallyIndexed("ev"))
                     .containsExactly(Map.entry("partial.pdf", List.of(2)));
+
+            // owner-password-only files whose /Encrypt values are indirect objects: indexed with their text
+            assertThat(pipeline.awaitOutcome(rc4, WAIT)).isEqualTo("indexed");
+            assertThat(pipeline.awaitOutcome(aes, WAIT)).isEqualTo("indexed");
+            assertThat(SqlCount.of(pipeline.dataSource(), "SELECT count(*) FROM chunks WHERE source = 'ev' AND doc_id = ?"
+                    + " AND text LIKE '%RC4 text survives%'", "rc4.pdf")).isEqualTo(1);
+            assertThat(SqlCount.of(pipeline.dataSource(), "SELECT count(*) FROM chunks WHERE source = 'ev' AND doc_id = ?"
+                    + " AND text LIKE '%AES text survives%'", "aes.pdf")).isEqualTo(1);
 
             assertThat(pipeline.awaitOutcome(html, WAIT)).isEqualTo("quarantined");
             QuarantineRecord notPdf = pipeline.assertQuarantinedOnce(html, "ev", "html.pdf", ErrorClass.PERMANENT_INPUT,

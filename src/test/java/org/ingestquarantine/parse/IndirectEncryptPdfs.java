@@ -32,7 +32,7 @@ import org.apache.pdfbox.pdmodel.font.Standard14Fonts;
  * indirect object, as some producers write them: PDFBox writes the encrypted file, then an incremental
  * update redefines the /Encrypt object with each value moved into an object of its own.
  */
-final class IndirectEncryptPdfs {
+public final class IndirectEncryptPdfs {
 
     private IndirectEncryptPdfs() {
     }
@@ -43,7 +43,7 @@ final class IndirectEncryptPdfs {
      * @param text the page's text
      * @throws IOException when it cannot be written
      */
-    static void ownerOnly(Path file, boolean aes, String text) throws IOException {
+    public static void ownerOnly(Path file, boolean aes, String text) throws IOException {
         byte[] encrypted = encryptedByPdfBox(aes, text);
         try (PDDocument doc = Loader.loadPDF(encrypted)) {
             COSDocument cos = doc.getDocument();
