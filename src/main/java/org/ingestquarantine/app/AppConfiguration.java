@@ -7,6 +7,8 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
 import org.apache.camel.CamelConfiguration;
 import org.apache.camel.CamelContext;
 import org.apache.camel.spi.Registry;
@@ -44,6 +46,8 @@ import org.ingestquarantine.ingest.MessageReader;
 import org.ingestquarantine.ingest.MiniLmEmbedder;
 import org.ingestquarantine.ingest.ParseStage;
 import org.ingestquarantine.ingest.Preflight;
+import org.ingestquarantine.ingest.SourceAccess;
+import org.ingestquarantine.ingest.SourceConnector;
 import org.ingestquarantine.ingest.WindowChunker;
 import org.ingestquarantine.metrics.PipelineMetrics;
 import org.ingestquarantine.parse.DocumentParser;
@@ -68,7 +72,10 @@ import org.ingestquarantine.quarantine.QuarantineStore;
  * rabbitmq | kafka), {@code sqs.mode} (embedded | external), {@code sqs.port}, {@code sqs.endpoint-url},
  * {@code sqs.region}, {@code sqs.queue}, {@code iq.broker-configs-dir}, {@code ingest.max-bytes},
  * {@code http.connect-timeout-ms}, {@code http.idle-timeout-ms}, {@code http.body-deadline-ms},
- * {@code http.max-redirects} (see {@link HttpTimeouts}),
+ * {@code http.max-redirects} (see {@link HttpTimeouts}), {@code sources.<name>.file-roots},
+ * {@code sources.<name>.http-allow}, {@code sources.<name>.http-allow-private} (see {@link SourceAccess}; from
+ * the properties files, the overrides and {@code -D}, not from environment variables),
+ * {@code dlq.sweep-backoff-initial-ms}, {@code dlq.sweep-backoff-max-ms} (see {@link DlqSweeper}),
  * {@code parse.mode} (pool | in-process; in-process only for debugging: a hostile document can then take
  * the consumer down), {@code chunk.max-chars}, {@code chunk.max-tokens} (default: the model's limit), {@code chunk.overlap-words}, {@code failure.<class>.*} (see
  * {@link RedeliveryPolicies}) and {@code parse.*} (see {@link ParseLimits}).
@@ -99,13 +106,20 @@ public final class AppConfiguration implements CamelConfiguration {
         BrokerAdapter broker = openBroker(new BrokerSetup(settings, registry, started::push, journal, store));
 
         FolderConnector folder = new FolderConnector();
+        HttpTimeouts http = new HttpTimeouts(settings.requiredMillis("http.connect-timeout-ms"),
+                settings.requiredMillis("http.idle-timeout-ms"), settings.requiredMillis("http.body-deadline-ms"),
+                (int) settings.requiredNumber("http.max-redirects"));
         long maxBytes = settings.requiredNumber("ingest.max-bytes");
         Embedder embedder = new MiniLmEmbedder();
         WindowChunker chunker = new WindowChunker(
                 (int) settings.requiredNumber("chunk.max-chars"),
                 (int) settings.number("chunk.max-tokens", embedder.maxTokens()),
                 (int) settings.requiredNumber("chunk.overlap-words"), embedder::countTokens);
-        PipelineVersions versions = new PipelineVersions(folder.version() + "+" + HttpConnector.VERSION, ParserVersion.CURRENT, chunker.version(),
+        Map<String, SourceConnector> connectors = Map.of(folder.scheme(), folder,
+                "http", new HttpConnector("http", http), "https", new HttpConnector("https", http));
+        Map<String, String> connectorVersions = new TreeMap<>();
+        connectors.forEach((scheme, c) -> connectorVersions.put(scheme, c.version()));
+        PipelineVersions versions = new PipelineVersions(connectorVersions, ParserVersion.CURRENT, chunker.version(),
                 embedder.version());
         ParseLimits limits = parseLimits(settings);
         DocumentParser parser = "in-process".equals(settings.string("parse.mode", "pool"))
@@ -113,11 +127,7 @@ public final class AppConfiguration implements CamelConfiguration {
         started.push(parser);
 
         DocumentIndex index = new DocumentIndex(database.dataSource(), embedder.dimensions());
-        HttpTimeouts http = new HttpTimeouts(settings.requiredMillis("http.connect-timeout-ms"),
-                settings.requiredMillis("http.idle-timeout-ms"), settings.requiredMillis("http.body-deadline-ms"),
-                (int) settings.requiredNumber("http.max-redirects"));
-        Preflight preflight = new Preflight(Map.of(folder.scheme(), folder,
-                "http", new HttpConnector("http", http), "https", new HttpConnector("https", http)), maxBytes);
+        Preflight preflight = new Preflight(connectors, sourceAccess(context), maxBytes);
         ConsumerCircuitBreaker breaker = new ConsumerCircuitBreaker(database::isReachable, classification,
                 settings.requiredMillis("db.probe-interval-ms"));
         context.getManagementStrategy().addEventNotifier(new StageNotifier(journal::stage));
@@ -142,8 +152,20 @@ public final class AppConfiguration implements CamelConfiguration {
         registry.bind("quarantineStore", store);
         registry.bind("documentIndex", index);
         registry.bind("quarantineQueries", new QuarantineQueries(database.dataSource()));
-        registry.bind("dlqSweeper", new DlqSweeper(store, broker));
+        registry.bind("dlqSweeper", new DlqSweeper(store, broker, clock, settings.requiredMillis("dlq.sweep-backoff-initial-ms"),
+                settings.requiredMillis("dlq.sweep-backoff-max-ms")));
         registry.bind("quarantineRecorder", new QuarantineRecorder(store, versions, metrics));
+    }
+
+    /**
+     * @return the sources of every property source Camel knows ({@code sources.<name>.*}), system
+     *     properties ({@code -D}) winning over the files; a missing root fails start-up naming its property
+     */
+    private static SourceAccess sourceAccess(CamelContext context) {
+        Properties p = context.getPropertiesComponent().loadProperties(k -> k.startsWith(SourceAccess.PREFIX));
+        System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith(SourceAccess.PREFIX))
+                .forEach(k -> p.setProperty(k, System.getProperty(k)));
+        return SourceAccess.fromProperties(p);
     }
 
     private static ParseLimits parseLimits(Settings s) {

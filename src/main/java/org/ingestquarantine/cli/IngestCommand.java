@@ -13,6 +13,7 @@ import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 import org.ingestquarantine.app.PipelineApp;
 import org.ingestquarantine.delivery.IngestPublisher;
+import org.ingestquarantine.ingest.SourceAccess;
 import org.ingestquarantine.metrics.PipelineMetrics;
 import org.ingestquarantine.pipeline.IngestMessage;
 import picocli.CommandLine.Command;
@@ -23,7 +24,8 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code ingest <folder>}: publishes one message per file of the folder (recursively, in name order),
+ * {@code ingest <folder>}: configures the folder as its source's only root ({@code sources.<name>.file-roots}),
+ * publishes one message per file of the folder (recursively, in name order),
  * consumes until every message has an outcome, and prints a summary. Exit code 0 when every message was
  * settled (indexed, unchanged or quarantined), 3 when some were not within {@code --timeout-s}, 2 for bad
  * arguments.
@@ -67,7 +69,9 @@ final class IngestCommand implements Callable<Integer> {
         String sourceName = source != null ? source : root.getFileName() == null ? "local" : root.getFileName().toString();
         List<Path> files = listFiles(root);
         long started = System.nanoTime();
-        try (PipelineApp app = PipelineApp.start(common.profile, common.dataDir, Map.of())) {
+        // the folder is the source's one root: its files may be read, nothing else (DESIGN.md §9)
+        Map<String, String> roots = Map.of(SourceAccess.PREFIX + sourceName + ".file-roots", root.toString());
+        try (PipelineApp app = PipelineApp.start(common.profile, common.dataDir, roots)) {
             long startupMs = Duration.ofNanos(System.nanoTime() - started).toMillis();
             IngestPublisher publisher = app.bean("ingestPublisher", IngestPublisher.class);
             PipelineMetrics metrics = app.bean("pipelineMetrics", PipelineMetrics.class);

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import org.ingestquarantine.app.PipelineApp;
+import org.ingestquarantine.ingest.DocumentIndex;
 import org.ingestquarantine.metrics.PipelineMetrics;
 import org.ingestquarantine.quarantine.QuarantineQueries;
 import org.ingestquarantine.quarantine.QuarantineRecord;
@@ -16,13 +17,13 @@ import org.ingestquarantine.quarantine.QuarantineStore;
 
 /**
  * What one {@code ingest} run did. JSON keys: documents, indexed, unchanged, quarantined (error_class →
- * count), reasons (error_class/reason_code → count), fingerprints, coverage (of the whole source, 0.0–1.0),
+ * count), partially_indexed (doc_id → page numbers lost), reasons (error_class/reason_code → count), fingerprints, coverage (of the whole source, 0.0–1.0),
  * unsettled (doc ids), elapsed_ms (the whole command), startup_ms (of it, starting database, broker, model
  * and parser workers), documents_per_s (after start-up).
  */
 record RunSummary(String source, int documents, int indexed, int unchanged, Map<String, Integer> quarantined,
                   Map<String, Integer> reasons, int fingerprints, Double coverage, List<String> unsettled,
-                  long elapsedMs, long startupMs) {
+                  long elapsedMs, long startupMs, Map<String, List<Integer>> partial) {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -62,7 +63,8 @@ record RunSummary(String source, int documents, int indexed, int unchanged, Map<
         unsettledKeys.forEach(k -> unsettled.add(docIdsByKey.get(k)));
         return new RunSummary(source, docIdsByKey.size(), indexed, unchanged, byClass, byReason, fingerprints.size(),
                 queries.coverage(java.util.List.of(source)).stream().filter(c -> c.source().equals(source))
-                        .findFirst().map(c -> c.coverage()).orElse(null), unsettled, elapsedMs, startupMs);
+                        .findFirst().map(c -> c.coverage()).orElse(null), unsettled, elapsedMs, startupMs,
+                app.bean("documentIndex", DocumentIndex.class).partiallyIndexed(source));
     }
 
     int quarantinedTotal() {
@@ -81,6 +83,8 @@ record RunSummary(String source, int documents, int indexed, int unchanged, Map<
         n.put("documents", documents);
         n.put("indexed", indexed);
         n.put("unchanged", unchanged);
+        ObjectNode p = n.putObject("partially_indexed");
+        partial.forEach((docId, pages) -> pages.forEach(p.putArray(docId)::add));
         ObjectNode q = n.putObject("quarantined");
         quarantined.forEach(q::put);
         ObjectNode r = n.putObject("reasons");
@@ -103,6 +107,9 @@ record RunSummary(String source, int documents, int indexed, int unchanged, Map<
         b.append(String.format("source        %s%n", source));
         b.append(String.format("documents     %d%n", documents));
         b.append(String.format("indexed       %d (%d unchanged since an earlier run)%n", indexed, unchanged));
+        if (!partial.isEmpty()) {
+            b.append(String.format("  partial     %d indexed with pages lost (doc_id=[page numbers]): %s%n", partial.size(), partial));
+        }
         b.append(String.format("quarantined   %d%n", quarantinedTotal()));
         reasons.forEach((k, v) -> b.append(String.format("  %-40s %d%n", k, v)));
         b.append(String.format("fingerprints  %d distinct%n", fingerprints));

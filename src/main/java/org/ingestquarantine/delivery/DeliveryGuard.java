@@ -4,6 +4,7 @@ import org.apache.camel.Exchange;
 import org.ingestquarantine.failure.ErrorClass;
 import org.ingestquarantine.failure.RedeliveryPolicies;
 import org.ingestquarantine.pipeline.IngestMessage;
+import org.ingestquarantine.pipeline.LogSafe;
 import org.ingestquarantine.pipeline.PipelineKeys;
 
 /**
@@ -58,7 +59,8 @@ public final class DeliveryGuard {
         int count = exchange.getProperty(PipelineKeys.DELIVERY_COUNT, Integer.class);
         Deaths deaths = journal.deaths(key);
         if (count > 1 || deaths.count() > 0) {
-            LOG.info("{} delivered {} times; {} earlier attempt(s) never finished", key, count, deaths.count());
+            LOG.info("{} delivered {} times; {} earlier attempt(s) never finished", LogSafe.identity(key), count,
+                    deaths.count());
         }
         if (deaths.count() >= policies.forClass(ErrorClass.RESOURCE_FATAL).maxDeliveries()) {
             if (deaths.lastStage() != null) {

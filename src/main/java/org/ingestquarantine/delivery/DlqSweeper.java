@@ -1,9 +1,16 @@
 package org.ingestquarantine.delivery;
 
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.camel.Exchange;
 import org.ingestquarantine.failure.ErrorClass;
 import org.ingestquarantine.pipeline.IngestMessage;
+import org.ingestquarantine.pipeline.LogSafe;
+import org.ingestquarantine.pipeline.PipelineKeys;
 import org.ingestquarantine.quarantine.FailureEvidence;
 import org.ingestquarantine.quarantine.QuarantineRecorder;
 import org.ingestquarantine.quarantine.QuarantineStore;
@@ -21,6 +28,12 @@ import org.slf4j.LoggerFactory;
  * else it is unclassified. A body that is not an ingest message is keyed like the consumer keys it:
  * source {@link QuarantineRecorder#INVALID_MESSAGES_SOURCE}, doc_id the delivery key. The delivery
  * count stored with the attempt is the dead-letter queue's own delivery count of the message.
+ *
+ * <p>A record that cannot be written (the database is down, or refuses the row: a program limit, a
+ * constraint) is not retried at the broker's pace forever: the message stays unacknowledged in the
+ * dead-letter queue, one ERROR line says so, and further writes for it wait a back-off that doubles from
+ * {@code dlq.sweep-backoff-initial-ms} up to {@code dlq.sweep-backoff-max-ms}; a delivery that comes back
+ * sooner is left in the queue again without touching the database or the log.
  */
 public final class DlqSweeper {
 
@@ -35,28 +48,78 @@ public final class DlqSweeper {
 
     private final QuarantineStore store;
     private final BrokerAdapter broker;
+    private final Clock clock;
+    private final Duration backoffInitial;
+    private final Duration backoffMax;
+    private final Map<String, Deferred> deferred = new ConcurrentHashMap<>();
+
+    /** A message whose record could not be written: how often, and not before when to try again. */
+    private record Deferred(int failures, Instant retryAt) {
+    }
 
     /**
      * @param store the quarantine store
      * @param broker reads the delivery key and count of the dead-lettered message
+     * @param clock for the back-off
+     * @param backoffInitial wait after the first failed write (property {@code dlq.sweep-backoff-initial-ms})
+     * @param backoffMax longest wait between writes (property {@code dlq.sweep-backoff-max-ms})
      */
-    public DlqSweeper(QuarantineStore store, BrokerAdapter broker) {
+    public DlqSweeper(QuarantineStore store, BrokerAdapter broker, Clock clock, Duration backoffInitial,
+                      Duration backoffMax) {
         this.store = store;
         this.broker = broker;
+        this.clock = clock;
+        this.backoffInitial = backoffInitial;
+        this.backoffMax = backoffMax;
     }
 
     /**
      * @param exchange a message from the broker's dead-letter queue
      * @return {@code recorded} or {@code already_recorded}
      * @throws QuarantineWriteException when the record cannot be written; the message is then not acknowledged
+     * @throws SweepDeferredException when an earlier write failed and its back-off has not passed; the message
+     *     stays in the dead-letter queue
      */
     public String sweep(Exchange exchange) {
         String key = broker.deliveryKey(exchange);
+        Deferred d = deferred.get(key);
+        if (d != null && clock.instant().isBefore(d.retryAt())) {
+            // left for redelivery, quietly (QuietRollbackHandler): the ERROR line was written at the failure
+            exchange.setProperty(PipelineKeys.DISPOSITION, "release");
+            throw new SweepDeferredException("the quarantine record of dead-lettered message " + LogSafe.identity(key)
+                    + " is not retried before " + d.retryAt());
+        }
+        try {
+            String result = record(exchange, key);
+            deferred.remove(key);
+            return result;
+        } catch (RuntimeException e) {
+            int failures = d == null ? 1 : d.failures() + 1;
+            Duration wait = backoff(failures);
+            deferred.put(key, new Deferred(failures, clock.instant().plus(wait)));
+            LOG.error("dead-lettered message {} could not be recorded in the quarantine table ({}), failure {}; it stays"
+                    + " in the broker's dead-letter queue and is tried again in {} s", LogSafe.identity(key),
+                    LogSafe.identity(e.getMessage()), failures, wait.toSeconds());
+            throw e;
+        }
+    }
+
+    /** @return the wait after {@code failures} failed writes: doubling from the initial back-off, capped */
+    Duration backoff(int failures) {
+        Duration wait = backoffInitial;
+        for (int i = 1; i < failures && wait.compareTo(backoffMax) < 0; i++) {
+            wait = wait.multipliedBy(2);
+        }
+        return wait.compareTo(backoffMax) > 0 ? backoffMax : wait;
+    }
+
+    private String record(Exchange exchange, String key) {
         IngestMessage message = readOrNull(exchange.getIn().getBody(String.class));
         String source = message == null ? QuarantineRecorder.INVALID_MESSAGES_SOURCE : message.source();
         String docId = message == null ? key : message.docId();
         if (store.find(source, docId).isPresent()) {
-            LOG.info("{}/{} from the broker's dead-letter queue already has a quarantine record; acknowledging", source, docId);
+            LOG.info("{}/{} from the broker's dead-letter queue already has a quarantine record; acknowledging",
+                    LogSafe.identity(source), LogSafe.identity(docId));
             return "already_recorded";
         }
         ErrorClass errorClass = errorClass(exchange.getIn().getHeader(ERROR_CLASS_HEADER, String.class))
@@ -73,9 +136,17 @@ public final class DlqSweeper {
             e.sourceVersion(message.sourceVersion()).cursorAtArrival(message.cursor()).ingestSeq(message.ingestSeq());
         }
         store.record(e.build());
-        LOG.warn("{}/{} was dead-lettered by the broker without a quarantine record; recorded as {}/{}", source, docId,
+        LOG.warn("{}/{} was dead-lettered by the broker without a quarantine record; recorded as {}/{}",
+                LogSafe.identity(source), LogSafe.identity(docId),
                 errorClass.code(), REASON);
         return "recorded";
+    }
+
+    /** A dead-lettered message whose earlier record write failed comes back before its back-off passed. */
+    public static final class SweepDeferredException extends RuntimeException {
+        SweepDeferredException(String message) {
+            super(message, null, false, false);
+        }
     }
 
     private static IngestMessage readOrNull(String body) {

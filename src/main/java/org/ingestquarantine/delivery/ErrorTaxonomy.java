@@ -50,6 +50,8 @@ public final class ErrorTaxonomy {
                 .sqlState("40", TRANSIENT, "db_unavailable")             // transaction rollback
                 .sqlState("22", DOWNSTREAM_CONTRACT, "db_rejected")      // data exception: our output refused
                 .sqlState("23", DOWNSTREAM_CONTRACT, "db_rejected")      // integrity constraint violation
+                .sqlState("54", DOWNSTREAM_CONTRACT, "db_limit")         // program limit exceeded: a row, key or
+                                                                          // statement of ours too large; never retried
                 // permanent_input: the input itself; no retry can help
                 .type(NotPdfException.class, PERMANENT_INPUT, "not_pdf")
                 .type(EncryptedPdfException.class, PERMANENT_INPUT, "encrypted")

@@ -7,6 +7,7 @@ import org.ingestquarantine.failure.ErrorClass;
 import org.ingestquarantine.failure.RedeliveryPolicies;
 import org.ingestquarantine.failure.RedeliveryPolicy;
 import org.ingestquarantine.pipeline.IngestMessage;
+import org.ingestquarantine.pipeline.LogSafe;
 import org.ingestquarantine.pipeline.PipelineKeys;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -99,7 +100,7 @@ public final class FailureDisposition {
 
     private static String who(Exchange exchange) {
         IngestMessage message = exchange.getProperty(PipelineKeys.MESSAGE, IngestMessage.class);
-        return message == null ? exchange.getProperty(PipelineKeys.DELIVERY_KEY, String.class)
-                : message.source() + "/" + message.docId();
+        return message == null ? LogSafe.identity(exchange.getProperty(PipelineKeys.DELIVERY_KEY, String.class))
+                : LogSafe.identity(message.source()) + "/" + LogSafe.identity(message.docId());
     }
 }

@@ -4,6 +4,7 @@ import org.apache.camel.Exchange;
 import org.ingestquarantine.ingest.IndexOutcome;
 import org.ingestquarantine.metrics.PipelineMetrics;
 import org.ingestquarantine.pipeline.IngestMessage;
+import org.ingestquarantine.pipeline.LogSafe;
 import org.ingestquarantine.pipeline.PipelineKeys;
 import org.ingestquarantine.quarantine.QuarantineRecorder;
 
@@ -70,8 +71,8 @@ public final class Outcomes {
         exchange.setProperty(PipelineKeys.OUTCOME, outcome);
         IngestMessage message = exchange.getProperty(PipelineKeys.MESSAGE, IngestMessage.class);
         String source = message == null ? QuarantineRecorder.INVALID_MESSAGES_SOURCE : message.source();
-        LOG.info("{} {}", message == null ? exchange.getProperty(PipelineKeys.DELIVERY_KEY, String.class)
-                : message.source() + "/" + message.docId(), outcome);
+        LOG.info("{} {}", message == null ? LogSafe.identity(exchange.getProperty(PipelineKeys.DELIVERY_KEY, String.class))
+                : LogSafe.identity(message.source()) + "/" + LogSafe.identity(message.docId()), outcome);
         metrics.settled(exchange.getProperty(PipelineKeys.DELIVERY_KEY, String.class), source, outcome);
     }
 }

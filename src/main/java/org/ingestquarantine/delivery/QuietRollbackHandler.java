@@ -30,7 +30,7 @@ public final class QuietRollbackHandler implements ExceptionHandler {
         if (exchange != null && exchange.getProperty(org.ingestquarantine.pipeline.PipelineKeys.DISPOSITION) != null) {
             LOG.debug("message left for redelivery ({})", type);
         } else {
-            LOG.warn("{} ({})", message, type);
+            LOG.warn("{} ({})", org.ingestquarantine.pipeline.LogSafe.identity(message), type);
         }
     }
 }

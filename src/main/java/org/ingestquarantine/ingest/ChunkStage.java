@@ -17,6 +17,6 @@ public final class ChunkStage {
      * @return its chunks
      */
     public ChunkedDocument chunk(ParsedDocument parsed) {
-        return new ChunkedDocument(parsed.pageCount(), chunker.chunk(parsed.pageTexts()));
+        return new ChunkedDocument(parsed.pageCount(), parsed.pagesLost(), chunker.chunk(parsed.pageTexts()));
     }
 }

@@ -8,6 +8,8 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.EnumMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -31,8 +33,9 @@ public final class DocumentIndex {
 
     private static final String INSERT_NEW = """
             INSERT INTO documents (source, doc_id, source_version, source_updated_at, content_sha256, parser_version,
-                chunker_version, embedder_version, page_count, chunk_count, state, indexed_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'indexing', now())
+                chunker_version, embedder_version, page_count, chunk_count, pages_lost_count, pages_lost, state,
+                indexed_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'indexing', now())
             ON CONFLICT (source, doc_id) DO NOTHING
             """;
 
@@ -43,8 +46,8 @@ public final class DocumentIndex {
 
     private static final String UPDATE_INDEXING = """
             UPDATE documents SET source_version = ?, source_updated_at = ?, content_sha256 = ?, parser_version = ?,
-                chunker_version = ?, embedder_version = ?, page_count = ?, chunk_count = ?, state = 'indexing',
-                indexed_at = now()
+                chunker_version = ?, embedder_version = ?, page_count = ?, chunk_count = ?, pages_lost_count = ?,
+                pages_lost = ?, state = 'indexing', indexed_at = now()
             WHERE source = ? AND doc_id = ?
             """;
 
@@ -145,7 +148,7 @@ public final class DocumentIndex {
         return IndexOutcome.INDEXED;
     }
 
-    /** Binds the eight version columns from source_version to chunk_count; returns the next index. */
+    /** Binds the ten columns from source_version to pages_lost; returns the next index. */
     private static int bindVersion(PreparedStatement s, int from, IndexedDocument d) throws SQLException {
         int i = from;
         s.setString(i++, d.sourceVersion());
@@ -156,6 +159,8 @@ public final class DocumentIndex {
         s.setString(i++, d.embedderVersion());
         s.setInt(i++, d.pageCount());
         s.setInt(i++, d.chunks().size());
+        s.setInt(i++, d.pagesLost().size());
+        s.setArray(i++, s.getConnection().createArrayOf("integer", d.pagesLost().toArray()));
         return i;
     }
 
@@ -242,6 +247,24 @@ public final class DocumentIndex {
             return jdbc.queryFirst(sql, rs -> DocumentState.fromCode(rs.getString(1)), source, docId);
         } catch (SQLException e) {
             throw readFailure(source + "/" + docId, e);
+        }
+    }
+
+    /**
+     * @param source a source
+     * @return its indexed documents some of whose pages could not be extracted: doc_id → 1-based page
+     *     numbers lost, by doc_id
+     * @throws IndexWriteException if the database cannot be read
+     */
+    public Map<String, List<Integer>> partiallyIndexed(String source) {
+        String sql = "SELECT doc_id, pages_lost FROM documents WHERE source = ? AND pages_lost_count > 0 ORDER BY doc_id";
+        try {
+            Map<String, List<Integer>> out = new LinkedHashMap<>();
+            jdbc.query(sql, rs -> Map.entry(rs.getString(1), List.of((Integer[]) rs.getArray(2).getArray())), source)
+                    .forEach(e -> out.put(e.getKey(), e.getValue()));
+            return out;
+        } catch (SQLException e) {
+            throw readFailure(source, e);
         }
     }
 

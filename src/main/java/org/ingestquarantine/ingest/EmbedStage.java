@@ -54,6 +54,6 @@ public final class EmbedStage {
                 out.add(new EmbeddedChunk(batch.get(i), v));
             }
         }
-        return new EmbeddedDocument(chunked.pageCount(), out);
+        return new EmbeddedDocument(chunked.pageCount(), chunked.pagesLost(), out);
     }
 }

@@ -31,12 +31,18 @@ public final class Fetcher {
     /**
      * @param message the delivery's message
      * @return the document's bytes in a work file, with their sha256 and the source's version
+     * @throws org.ingestquarantine.failure.PermanentInputException {@code unknown_source},
+     *     {@code uri_not_allowed} or {@code invalid_uri} before any work file is created
      * @throws IOException when the bytes cannot be read; the work file is then gone
      */
     public FetchedDocument fetch(IngestMessage message) throws IOException {
+        // refused before a work file exists: a URI outside the source's roots leaves no bytes behind
+        UriGuard guard = preflight.guardFor(message);
+        guard.check(message.uri());
+        SourceConnector connector = preflight.connectorFor(message);
         Path target = Files.createTempFile(workDir, "doc-", ".bin");
         try {
-            return preflight.connectorFor(message).fetch(message.uri(), target, maxBytes);
+            return connector.fetch(message.uri(), target, maxBytes, guard);
         } catch (IOException | RuntimeException e) {
             Files.deleteIfExists(target);
             throw e;

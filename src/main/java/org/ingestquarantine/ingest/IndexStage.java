@@ -45,7 +45,7 @@ public final class IndexStage {
                 .toList();
         IndexedDocument doc = new IndexedDocument(message.source(), message.docId(), fetched.sourceVersion(),
                 fetched.sourceUpdatedAt(), fetched.sha256(), versions.parser(), versions.chunker(), versions.embedder(),
-                embedded.pageCount(), rows);
+                embedded.pageCount(), rows).withPagesLost(embedded.pagesLost());
         return index.index(doc);
     }
 }

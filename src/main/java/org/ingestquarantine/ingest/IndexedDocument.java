@@ -17,12 +17,32 @@ import java.util.List;
  * @param embedderVersion embedding model name and version
  * @param pageCount pages in the document
  * @param chunks at least one chunk, each with a distinct {@code seq}
+ * @param pagesLost 1-based numbers of the pages whose text could not be extracted (stored with the row)
  */
 public record IndexedDocument(String source, String docId, String sourceVersion, Instant sourceUpdatedAt,
                               String contentSha256, String parserVersion, String chunkerVersion,
-                              String embedderVersion, int pageCount, List<IndexedChunk> chunks) {
+                              String embedderVersion, int pageCount, List<IndexedChunk> chunks,
+                              List<Integer> pagesLost) {
 
     public IndexedDocument {
         chunks = List.copyOf(chunks);
+        pagesLost = List.copyOf(pagesLost);
+    }
+
+    /** A document none of whose pages was lost; see the canonical constructor for the parameters. */
+    public IndexedDocument(String source, String docId, String sourceVersion, Instant sourceUpdatedAt,
+                           String contentSha256, String parserVersion, String chunkerVersion,
+                           String embedderVersion, int pageCount, List<IndexedChunk> chunks) {
+        this(source, docId, sourceVersion, sourceUpdatedAt, contentSha256, parserVersion, chunkerVersion,
+                embedderVersion, pageCount, chunks, List.of());
+    }
+
+    /**
+     * @param lost 1-based numbers of the pages whose text could not be extracted
+     * @return this document with those pages recorded as lost
+     */
+    public IndexedDocument withPagesLost(List<Integer> lost) {
+        return new IndexedDocument(source, docId, sourceVersion, sourceUpdatedAt, contentSha256, parserVersion,
+                chunkerVersion, embedderVersion, pageCount, chunks, lost);
     }
 }

@@ -13,34 +13,49 @@ import org.ingestquarantine.pipeline.IngestMessage;
 public final class Preflight {
 
     private final Map<String, SourceConnector> connectors;
+    private final SourceAccess access;
     private final long maxBytes;
 
     /**
      * @param connectors by URI scheme
+     * @param access where each source's documents may live; asked before anything is read
      * @param maxBytes largest document accepted, bytes (property {@code ingest.max-bytes})
      */
-    public Preflight(Map<String, SourceConnector> connectors, long maxBytes) {
+    public Preflight(Map<String, SourceConnector> connectors, SourceAccess access, long maxBytes) {
         this.connectors = Map.copyOf(connectors);
+        this.access = access;
         this.maxBytes = maxBytes;
     }
 
     /**
      * @param message the delivery's message
      * @return what the source says of the document (size, version)
-     * @throws PermanentInputException for an unsupported scheme ({@code unsupported_uri}), an empty
+     * @throws PermanentInputException for an unknown source ({@code unknown_source}), a URI outside the
+     *     source's roots ({@code uri_not_allowed}), an unsupported scheme ({@code unsupported_uri}); a
+     *     {@link HeadRefusalException}, carrying the source's answer, for ({@code unsupported_uri}), an empty
      *     document ({@code empty}) or one over {@code ingest.max-bytes} ({@code too_large})
      * @throws IOException from the connector; a missing document is a {@link java.nio.file.NoSuchFileException}
      */
     public SourceHead check(IngestMessage message) throws IOException {
-        SourceHead head = connectorFor(message).head(message.uri());
+        UriGuard guard = access.guard(message.source());
+        SourceHead head = connectorFor(message).head(message.uri(), guard);
         if (head.contentLength() == 0) {
-            throw new PermanentInputException("empty", "the document has 0 bytes");
+            throw new HeadRefusalException("empty", "the document has 0 bytes", head);
         }
         if (head.contentLength() > maxBytes) {
-            throw new PermanentInputException("too_large",
-                    "the document has " + head.contentLength() + " bytes, over ingest.max-bytes=" + maxBytes);
+            throw new HeadRefusalException("too_large",
+                    "the document has " + head.contentLength() + " bytes, over ingest.max-bytes=" + maxBytes, head);
         }
         return head;
+    }
+
+    /**
+     * @param message a message
+     * @return the guard of its source
+     * @throws PermanentInputException with reason {@code unknown_source} when the source is not configured
+     */
+    public UriGuard guardFor(IngestMessage message) {
+        return access.guard(message.source());
     }
 
     /**

@@ -41,29 +41,4 @@ public interface SourceConnector {
      * @throws IOException when the bytes cannot be read
      */
     FetchedDocument fetch(URI uri, Path target, long maxBytes, UriGuard guard) throws IOException;
-
-    /**
-     * Unchecked HEAD, kept until {@code Preflight} passes its source's guard; see {@link #head(URI, UriGuard)}.
-     *
-     * @param uri the document
-     * @return what the source says about it
-     * @throws IOException when the source cannot be asked
-     */
-    default SourceHead head(URI uri) throws IOException {
-        return head(uri, UriGuard.UNCHECKED);
-    }
-
-    /**
-     * Unchecked GET, kept until {@code Fetcher} passes its source's guard; see
-     * {@link #fetch(URI, Path, long, UriGuard)}.
-     *
-     * @param uri the document
-     * @param target the local file to write
-     * @param maxBytes a document larger than this is refused
-     * @return the fetched document
-     * @throws IOException when the bytes cannot be read
-     */
-    default FetchedDocument fetch(URI uri, Path target, long maxBytes) throws IOException {
-        return fetch(uri, target, maxBytes, UriGuard.UNCHECKED);
-    }
 }

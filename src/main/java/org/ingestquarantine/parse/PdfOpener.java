@@ -2,8 +2,10 @@ package org.ingestquarantine.parse;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.List;
 import org.apache.pdfbox.cos.COSDictionary;
 import org.apache.pdfbox.cos.COSName;
+import org.apache.pdfbox.cos.COSObject;
 import org.apache.pdfbox.io.IOUtils;
 import org.apache.pdfbox.io.MemoryUsageSetting;
 import org.apache.pdfbox.io.RandomAccessRead;
@@ -70,12 +72,27 @@ final class PdfOpener {
         protected void prepareDecryption() throws IOException {
             COSDictionary encrypt = document.getEncryptionDictionary();
             if (encrypt != null) {
+                inlineIndirectValues(encrypt);
                 String handler = encrypt.getNameAsString(COSName.FILTER);
                 if (handler != null && !STANDARD_SECURITY_HANDLER.equals(handler)) {
                     throw new CertificateEncryptionException(handler);
                 }
             }
             super.prepareDecryption();
+        }
+    }
+
+    /**
+     * Replaces each indirect value of the /Encrypt dictionary (/O, /U, /P, /V, /R, /Length, /Filter, ...) by the
+     * object it points to, read now, before a security handler exists: the dictionary's strings are never
+     * encrypted (ISO 32000-1, 7.6.1), but PDFBox 3.0.6 reads indirect ones later through its decrypting
+     * parser and fails inside the security handler.
+     */
+    private static void inlineIndirectValues(COSDictionary encrypt) {
+        for (COSName key : List.copyOf(encrypt.keySet())) {
+            if (encrypt.getItem(key) instanceof COSObject indirect) {
+                encrypt.setItem(key, indirect.getObject());
+            }
         }
     }
 

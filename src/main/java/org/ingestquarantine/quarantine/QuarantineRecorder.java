@@ -2,14 +2,21 @@ package org.ingestquarantine.quarantine;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.sql.SQLException;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.camel.Exchange;
+import org.ingestquarantine.db.SqlFailure;
 import org.ingestquarantine.failure.Classification;
 import org.ingestquarantine.failure.ErrorClass;
 import org.ingestquarantine.failure.ErrorFingerprint;
+import org.ingestquarantine.failure.RemoteCause;
 import org.ingestquarantine.ingest.FetchedDocument;
+import org.ingestquarantine.ingest.HeadRefusalException;
+import org.ingestquarantine.ingest.SourceHead;
 import org.ingestquarantine.metrics.PipelineMetrics;
 import org.ingestquarantine.pipeline.IngestMessage;
+import org.ingestquarantine.pipeline.LogSafe;
 import org.ingestquarantine.pipeline.PipelineKeys;
 import org.ingestquarantine.pipeline.PipelineVersions;
 
@@ -63,26 +70,29 @@ public final class QuarantineRecorder {
         FetchedDocument fetched = exchange.getProperty(PipelineKeys.FETCHED, FetchedDocument.class);
         String deliveryKey = exchange.getProperty(PipelineKeys.DELIVERY_KEY, String.class);
         Integer deliveryCount = exchange.getProperty(PipelineKeys.DELIVERY_COUNT, Integer.class);
+        Throwable root = ErrorFingerprint.rootCause(failure);
 
         FailureEvidence.Builder e = FailureEvidence.builder(
                         message == null ? INVALID_MESSAGES_SOURCE : message.source(),
                         message == null ? deliveryKey : message.docId())
                 .stage(exchange.getProperty(PipelineKeys.STAGE, "receive", String.class))
                 .errorClass(errorClass)
-                .errorType(c.cause().getClass().getName())
-                .errorMessage(c.cause().getMessage())
+                .errorType(ErrorFingerprint.typeName(root))
+                .errorMessage(rootFirst(root, c.cause()))
                 .errorFingerprint(ErrorFingerprint.of(failure))
                 .stackTrace(stackTrace(failure))
                 .reasonCode(c.reasonCode())
                 .deliveryKey(deliveryKey)
                 .deliveryCount(deliveryCount == null ? 1 : deliveryCount)
-                .connectorVersion(versions.connector())
+                .connectorVersion(versions.connectorFor(message == null ? null : message.uri()))
                 .parserVersion(versions.parser())
                 .chunkerVersion(versions.chunker())
                 .embedderVersion(versions.embedder());
         if (message != null) {
             e.sourceVersion(message.sourceVersion()).cursorAtArrival(message.cursor()).ingestSeq(message.ingestSeq());
         }
+        headOf(failure).ifPresent(head -> e.sourceVersion(head.etag() != null ? head.etag() : message == null
+                ? null : message.sourceVersion()).sourceUpdatedAt(head.updatedAt()));
         if (fetched != null) {
             e.sourceVersion(fetched.sourceVersion())
                     .sourceUpdatedAt(fetched.sourceUpdatedAt())
@@ -110,6 +120,31 @@ public final class QuarantineRecorder {
         }
         metrics.quarantined(source, errorClass,
                 failure == null ? "unknown" : ErrorFingerprint.typeName(ErrorFingerprint.rootCause(failure)), versions.parser());
+    }
+
+    /**
+     * @return the root cause's type and message first (a foreign message, a parser's or driver's, bounded and
+     *     escaped; our own exceptions' messages are built safe), then the classified wrapper's own message when
+     *     it is another exception
+     */
+    static String rootFirst(Throwable root, Throwable classified) {
+        boolean ours = root.getClass().getName().startsWith("org.ingestquarantine.") && !(root instanceof RemoteCause);
+        String own = root instanceof SQLException sql ? SqlFailure.describe(sql)
+                : ours ? root.getMessage() : LogSafe.identity(root.getMessage());
+        String type = ErrorFingerprint.typeName(root);
+        String text = type.substring(type.lastIndexOf('.') + 1) + ": " + own;
+        return root == classified ? text : text + " (in " + classified.getClass().getSimpleName() + ": "
+                + classified.getMessage() + ")";
+    }
+
+    /** @return what the source's HEAD said, when the failure was decided from it */
+    private static Optional<SourceHead> headOf(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof HeadRefusalException h && h.head() != null) {
+                return Optional.of(h.head());
+            }
+        }
+        return Optional.empty();
     }
 
     private static String stackTrace(Throwable t) {

@@ -21,6 +21,7 @@ import org.ingestquarantine.db.NamedSql;
 import org.ingestquarantine.db.SqlFailure;
 import org.ingestquarantine.db.SqlTime;
 import org.ingestquarantine.failure.ErrorClass;
+import org.ingestquarantine.pipeline.LogSafe;
 
 /**
  * Writes and reads evidence records: the {@code quarantine} table (one row per source and document) and
@@ -89,8 +90,8 @@ public final class QuarantineStore {
             return jdbc.queryFirst("SELECT * FROM quarantine WHERE source = ? AND doc_id = ?", QuarantineRecord::new,
                     row.get("source"), row.get("doc_id")).orElseThrow();
         } catch (SQLException e) {
-            throw new QuarantineWriteException("quarantine record for " + evidence.source() + "/" + evidence.docId()
-                    + " was not written (" + SqlFailure.describe(e) + "); do not acknowledge the message, pause consumption"
+            throw new QuarantineWriteException("quarantine record for " + LogSafe.identity(evidence.source()) + "/"
+                    + LogSafe.identity(evidence.docId()) + " was not written (" + SqlFailure.describe(e) + "); do not acknowledge the message, pause consumption"
                     + " until PostgreSQL answers again", e);
         }
     }
@@ -147,7 +148,8 @@ public final class QuarantineStore {
         try {
             return payloads.put(evidence.payload());
         } catch (IOException e) {
-            throw new QuarantineWriteException("payload of " + evidence.source() + "/" + evidence.docId()
+            throw new QuarantineWriteException("payload of " + LogSafe.identity(evidence.source()) + "/"
+                    + LogSafe.identity(evidence.docId())
                     + " could not be stored (" + e.getClass().getSimpleName() + "); do not acknowledge the message,"
                     + " check that the payload store is writable", e);
         }

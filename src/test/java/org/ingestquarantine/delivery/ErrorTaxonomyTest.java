@@ -31,6 +31,7 @@ class ErrorTaxonomyTest {
             "sqlstate 40 -> transient/db_unavailable",
             "sqlstate 22 -> downstream_contract/db_rejected",
             "sqlstate 23 -> downstream_contract/db_rejected",
+            "sqlstate 54 -> downstream_contract/db_limit",
             "org.ingestquarantine.parse.NotPdfException -> permanent_input/not_pdf",
             "org.ingestquarantine.parse.EncryptedPdfException -> permanent_input/encrypted",
             "org.ingestquarantine.parse.NoTextLayerException -> permanent_input/no_text_layer",
@@ -90,6 +91,16 @@ class ErrorTaxonomyTest {
         Throwable wrapped = new org.ingestquarantine.db.DatabaseAccessException("insert refused",
                 new SQLException("value too long", "22001"));
         assertThat(TAXONOMY.classify(wrapped).errorClass()).isEqualTo(ErrorClass.DOWNSTREAM_CONTRACT);
+    }
+
+    @Test
+    void shouldNeverRetryAProgramLimitTheDatabaseRefusedOurDataFor() {
+        // PostgreSQL's "index row size exceeds maximum" (54000) for a key of ours, behind the store's wrapper
+        Throwable wrapped = new org.ingestquarantine.db.DatabaseAccessException("insert refused",
+                new SQLException("index row size exceeds btree maximum", "54000"));
+        Classification c = TAXONOMY.classify(wrapped);
+        assertThat(c.errorClass()).isEqualTo(ErrorClass.DOWNSTREAM_CONTRACT);
+        assertThat(c.reasonCode()).isEqualTo("db_limit");
     }
 
     private static String line(Rule r) {

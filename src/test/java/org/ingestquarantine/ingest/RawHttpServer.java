@@ -13,11 +13,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * A deliberately misbehaving HTTP server on 127.0.0.1: a raw {@link ServerSocket} whose every connection is
  * handed, after its request head was read, to a {@link Handler} that writes whatever bytes it likes.
  */
-final class RawHttpServer implements AutoCloseable {
+public final class RawHttpServer implements AutoCloseable {
 
     /** Writes a response (or not) for one request. */
     @FunctionalInterface
-    interface Handler {
+    public interface Handler {
         void handle(String requestHead, Socket socket, OutputStream out) throws Exception;
     }
 
@@ -25,7 +25,7 @@ final class RawHttpServer implements AutoCloseable {
     private final AtomicInteger connections = new AtomicInteger();
     private final Thread acceptor;
 
-    RawHttpServer(Handler handler) throws IOException {
+    public RawHttpServer(Handler handler) throws IOException {
         server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         acceptor = new Thread(() -> {
             while (!server.isClosed()) {
@@ -66,21 +66,21 @@ final class RawHttpServer implements AutoCloseable {
         return b.toString();
     }
 
-    static void write(OutputStream out, String text) throws IOException {
+    public static void write(OutputStream out, String text) throws IOException {
         out.write(text.getBytes(StandardCharsets.ISO_8859_1));
         out.flush();
     }
 
-    int port() {
+    public int port() {
         return server.getLocalPort();
     }
 
-    String url(String path) {
+    public String url(String path) {
         return "http://127.0.0.1:" + port() + path;
     }
 
     /** @return connections accepted so far */
-    int connections() {
+    public int connections() {
         return connections.get();
     }
 

@@ -234,4 +234,27 @@ public final class HostilePdfs {
         }
         return out.toByteArray();
     }
+
+    /**
+     * Three pages whose second one PDFBox rejects while extracting its text (an inline image without ID):
+     * the other two pages' text survives, page 2 is lost.
+     *
+     * @param file where to write
+     * @throws IOException when it cannot be written
+     */
+    public static void secondPageLost(Path file) throws IOException {
+        RawPdf pdf = new RawPdf();
+        pdf.add("<< /Type /Catalog /Pages 2 0 R >>");
+        pdf.add("<< /Type /Pages /Kids [4 0 R 5 0 R 6 0 R] /Count 3 >>");
+        pdf.add(RawPdf.helvetica());
+        for (int i = 0; i < 3; i++) {
+            pdf.add("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents "
+                    + (7 + i) + " 0 R >>");
+        }
+        pdf.addStream("", RawPdf.ascii("BT /F1 12 Tf 72 720 Td (Alpha page with enough words to index) Tj ET"));
+        pdf.addStream("", RawPdf.ascii("BT /F1 12 Tf 72 720 Td (Never seen) Tj ET BI /W 1 /H 1 /BPC 8 /CS /G In ( "));
+        pdf.addStream("", RawPdf.ascii("BT /F1 12 Tf 72 720 Td (Gamma page with enough words to index) Tj ET"));
+        pdf.write(file, 1, "");
+    }
+
 }

@@ -80,9 +80,28 @@ public final class TestPipeline implements AutoCloseable {
         return start(dataDir, broker, Map.of("camel.main.auto-startup", "false"));
     }
 
+    /**
+     * Sources the tests publish under ({@code sources.<name>.file-roots}): the shared corpus, the sample set
+     * and the temporary folder JUnit's {@code @TempDir} lives in. A test of the trust model configures its
+     * own sources in its overrides.
+     */
+    public static final List<String> TEST_SOURCES = List.of("it", "corpus", "reports", "restart", "kill", "cli", "dlq",
+            "bench", "outage");
+
+    /**
+     * @return the folders every test source may read: the corpus, the samples and the JVM's temporary folder
+     */
+    public static String testRoots() {
+        return String.join(",", Corpus.ROOT.toString(), Path.of("samples").toAbsolutePath().toString(),
+                Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath().toString());
+    }
+
     /** @return short back-offs and one parser worker, so that a class's whole budget is spent within seconds */
     private static Map<String, String> testDefaults() {
         Map<String, String> p = new HashMap<>();
+        for (String source : TEST_SOURCES) {
+            p.put("sources." + source + ".file-roots", testRoots());
+        }
         for (String c : new String[] {"transient", "ambiguous_parse", "resource_fatal", "unclassified"}) {
             p.put("failure." + c + ".backoff-initial-ms", "100");
             p.put("failure." + c + ".backoff-max-ms", "200");

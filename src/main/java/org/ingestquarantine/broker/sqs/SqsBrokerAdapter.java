@@ -65,7 +65,7 @@ public final class SqsBrokerAdapter implements BrokerAdapter {
         } catch (SdkException e) {
             // the message still comes back, after the queue's own visibility timeout
             LOG.warn("could not set the redelivery delay of {} to {} s ({}); it returns after the queue's visibility timeout",
-                    deliveryKey(exchange), seconds, e.getClass().getSimpleName());
+                    org.ingestquarantine.pipeline.LogSafe.identity(deliveryKey(exchange)), seconds, e.getClass().getSimpleName());
         }
     }
 }

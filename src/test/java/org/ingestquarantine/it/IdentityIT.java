@@ -1,0 +1,120 @@
+package org.ingestquarantine.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.awaitility.Awaitility;
+import org.ingestquarantine.delivery.IngestPublisher;
+import org.ingestquarantine.failure.ErrorClass;
+import org.ingestquarantine.quarantine.QuarantineRecord;
+import org.ingestquarantine.quarantine.QuarantineRecorder;
+import org.ingestquarantine.testsupport.SqlCount;
+import org.ingestquarantine.testsupport.TestPipeline;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Ensures a message whose doc_id is huge or holds control characters reaches exactly one outcome (one
+ * delivery, one invalid_message record) and leaves only escaped, bounded log lines. SQS itself refuses a
+ * body over 256 KiB at publish (MessageTooLong), so on the embedded profile a 5 MB doc_id never becomes a
+ * delivery; the largest doc_id SQS carries stands in for it through the pipeline.
+ */
+class IdentityIT {
+
+    private static final Duration WAIT = Duration.ofSeconds(120);
+
+    @TempDir
+    Path data;
+
+    @Test
+    void shouldQuarantineHugeAndControlCharacterDocIdsOnceWithBoundedEscapedLogs() throws Exception {
+        String fiveMb = "a".repeat(5 * 1024 * 1024);
+        String huge = "a".repeat(250 * 1024);
+        String forged = "x.pdf\n12:00:00.000 INFO  Outcomes - forged/line indexed\u001b[31m red \u001b[0m\r";
+        try (TestPipeline pipeline = TestPipeline.start(data, Map.of())) {
+            IngestPublisher publisher = pipeline.app().bean("ingestPublisher", IngestPublisher.class);
+            assertThatThrownBy(() -> publisher.publishRaw(body(fiveMb))).as("SQS's own size limit")
+                    .hasMessageContaining("MessageTooLong");
+            Captured hugeLog = Captured.stderrWhile(() -> {
+                String key = publisher.publishRaw(body(huge));
+                assertThat(pipeline.awaitOutcome(key, WAIT)).isEqualTo("quarantined");
+                return key;
+            });
+            Captured forgedLog = Captured.stderrWhile(() -> {
+                String key = publisher.publishRaw(body(json(forged)));
+                assertThat(pipeline.awaitOutcome(key, WAIT)).isEqualTo("quarantined");
+                return key;
+            });
+
+            for (Captured c : new Captured[] {hugeLog, forgedLog}) {
+                QuarantineRecord r = pipeline.assertQuarantinedOnce(c.key(), QuarantineRecorder.INVALID_MESSAGES_SOURCE,
+                        c.key(), ErrorClass.PERMANENT_INPUT, "invalid_message");
+                assertThat(r.errorMessage().length()).isLessThan(1000);
+            }
+            assertThat(SqlCount.of(pipeline.dataSource(), "SELECT count(*) FROM quarantine")).isEqualTo(2);
+            assertThat(hugeLog.text().length()).as("stderr while the 250 KB doc_id was handled").isLessThan(10 * 1024)
+                    .isGreaterThan(0);
+            assertThat(hugeLog.text()).doesNotContain("a".repeat(1000));
+            assertThat(forgedLog.text()).isNotEmpty().doesNotContain("\u001b").doesNotContain("\r")
+                    .doesNotContain("forged/line");
+            // the record keeps the identity escaped and bounded (LogSafe), so a reader of it sees no forged line
+            QuarantineRecord forgedRecord = pipeline.store().find(QuarantineRecorder.INVALID_MESSAGES_SOURCE,
+                    forgedLog.key()).orElseThrow();
+            assertThat(forgedRecord.errorMessage()).contains("\\n12:00:00.000").contains("\\u001B[31m")
+                    .doesNotContain("\u001b").doesNotContain("\n");
+            assertThat(forgedLog.text().lines()).noneMatch(l -> l.startsWith("12:00:00.000 INFO  Outcomes - forged"));
+        }
+    }
+
+    private static String body(String docIdJson) {
+        return "{\"source\":\"it\",\"doc_id\":\"" + docIdJson + "\",\"uri\":\"file:///nowhere/x.pdf\"}";
+    }
+
+    /** @return {@code s} with JSON's escapes for control characters */
+    private static String json(String s) {
+        StringBuilder b = new StringBuilder();
+        s.chars().forEach(c -> b.append(c < 0x20 ? String.format("\\u%04x", c) : String.valueOf((char) c)));
+        return b.toString();
+    }
+
+    /** What was written to stderr while an action ran, and the delivery key it returned. */
+    private record Captured(String key, String text) {
+
+        interface Action {
+            String run() throws Exception;
+        }
+
+        static Captured stderrWhile(Action action) throws Exception {
+            PrintStream original = System.err;
+            ByteArrayOutputStream copy = new ByteArrayOutputStream();
+            System.setErr(new PrintStream(new OutputStream() {
+                @Override
+                public void write(int b) {
+                    copy.write(b);
+                    original.write(b);
+                }
+
+                @Override
+                public void write(byte[] b, int off, int len) {
+                    copy.write(b, off, len);
+                    original.write(b, off, len);
+                }
+            }, true, StandardCharsets.UTF_8));
+            try {
+                String key = action.run();
+                // the outcome's own log line follows the metric by a moment
+                Awaitility.await().pollDelay(Duration.ofMillis(500)).until(() -> true);
+                return new Captured(key, copy.toString(StandardCharsets.UTF_8));
+            } finally {
+                System.setErr(original);
+            }
+        }
+    }
+}

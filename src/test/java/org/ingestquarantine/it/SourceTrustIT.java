@@ -1,0 +1,163 @@
+package org.ingestquarantine.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+import javax.sql.DataSource;
+import org.ingestquarantine.failure.ErrorClass;
+import org.ingestquarantine.pipeline.IngestMessage;
+import org.ingestquarantine.quarantine.QuarantineRecord;
+import org.ingestquarantine.testsupport.Corpus;
+import org.ingestquarantine.testsupport.TestPipeline;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Ensures a message can make the pipeline read only where its source's roots allow (DESIGN.md §9): every URI
+ * outside them, and every unknown source, is quarantined permanent_input on its one delivery without a byte
+ * read or stored, and another source's indexed document stays as it was.
+ */
+class SourceTrustIT {
+
+    private static final Duration WAIT = Duration.ofSeconds(120);
+
+    @TempDir
+    Path data;
+
+    @TempDir
+    Path files;
+
+    private Path alphaRoot;
+    private Path betaRoot;
+    private Path outside;
+    private HttpServer allowed;
+    private HttpServer refused;
+    private final AtomicInteger refusedRequests = new AtomicInteger();
+
+    @BeforeEach
+    void createSourcesAndServers() throws IOException {
+        alphaRoot = Files.createDirectories(files.resolve("alpha"));
+        betaRoot = Files.createDirectories(files.resolve("beta"));
+        outside = Files.createDirectories(files.resolve("outside"));
+        Files.copy(Corpus.file("c0007.pdf"), alphaRoot.resolve("alpha.pdf"));
+        Files.copy(Corpus.file("c0018.pdf"), betaRoot.resolve("doc.pdf"));
+        Files.copy(Corpus.file("c0048.pdf"), outside.resolve("secret.pdf"));
+        Files.createSymbolicLink(alphaRoot.resolve("link.pdf"), outside.resolve("secret.pdf"));
+
+        refused = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        refused.createContext("/", ex -> {
+            refusedRequests.incrementAndGet();
+            ex.sendResponseHeaders(200, -1);
+            ex.close();
+        });
+        refused.start();
+        allowed = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        allowed.createContext("/", ex -> {
+            ex.getResponseHeaders().add("Location", "http://127.0.0.1:" + refused.getAddress().getPort() + "/x.pdf");
+            ex.sendResponseHeaders(302, -1);
+            ex.close();
+        });
+        allowed.start();
+    }
+
+    @AfterEach
+    void stopServers() {
+        allowed.stop(0);
+        refused.stop(0);
+    }
+
+    @Test
+    void shouldQuarantineEveryUriOutsideItsSourceUnreadAndLeaveTheOtherSourceUntouched() throws Exception {
+        Map<String, String> props = new HashMap<>();
+        props.put("sources.alpha.file-roots", alphaRoot.toString());
+        props.put("sources.alpha.http-allow", "http://127.0.0.1:" + allowed.getAddress().getPort());
+        props.put("sources.alpha.http-allow-private", "true");
+        props.put("sources.beta.file-roots", betaRoot.toString());
+        try (TestPipeline pipeline = TestPipeline.start(data, props)) {
+            String beta = pipeline.publishFile("beta", "doc.pdf", betaRoot.resolve("doc.pdf"));
+            assertThat(pipeline.awaitOutcome(beta, WAIT)).isEqualTo("indexed");
+            String betaBefore = documentRow(pipeline.dataSource(), "beta", "doc.pdf");
+
+            Map<String, IngestMessage> hostile = Map.of(
+                    "passwd", message("alpha", "passwd", URI.create("file:///etc/passwd")),
+                    "dotdot", message("alpha", "dotdot", URI.create(alphaRoot.toUri() + "../outside/secret.pdf")),
+                    "symlink", message("alpha", "symlink", alphaRoot.resolve("link.pdf").toUri()),
+                    "other-root", message("alpha", "other-root", betaRoot.resolve("doc.pdf").toUri()),
+                    // beta's own doc_id, with bytes from alpha's root: must not replace beta's document
+                    "doc.pdf", message("beta", "doc.pdf", alphaRoot.resolve("alpha.pdf").toUri()),
+                    "port", message("alpha", "port", URI.create("http://127.0.0.1:" + refused.getAddress().getPort() + "/x.pdf")),
+                    "redirect", message("alpha", "redirect", URI.create("http://127.0.0.1:" + allowed.getAddress().getPort() + "/r.pdf")));
+            Map<String, String> keys = new HashMap<>();
+            hostile.forEach((docId, m) -> keys.put(docId, pipeline.publish(m)));
+            String unknown = pipeline.publish(message("nobody", "any.pdf", alphaRoot.resolve("alpha.pdf").toUri()));
+
+            for (Map.Entry<String, String> e : keys.entrySet()) {
+                assertThat(pipeline.awaitOutcome(e.getValue(), WAIT)).as(e.getKey()).isEqualTo("quarantined");
+                String source = hostile.get(e.getKey()).source();
+                QuarantineRecord r = pipeline.assertQuarantinedOnce(e.getValue(), source, e.getKey(),
+                        ErrorClass.PERMANENT_INPUT, "uri_not_allowed");
+                assertThat(r.payloadUri()).as("payload of %s", e.getKey()).isNull();
+                assertThat(r.payloadSha256()).as("payload of %s", e.getKey()).isNull();
+            }
+            assertThat(pipeline.awaitOutcome(unknown, WAIT)).isEqualTo("quarantined");
+            QuarantineRecord r = pipeline.assertQuarantinedOnce(unknown, "nobody", "any.pdf", ErrorClass.PERMANENT_INPUT,
+                    "unknown_source");
+            assertThat(r.payloadUri()).isNull();
+
+            assertThat(refusedRequests).as("requests that reached the refused server").hasValue(0);
+            assertThat(documentRow(pipeline.dataSource(), "beta", "doc.pdf")).as("beta's document").isEqualTo(betaBefore);
+            assertThat(documentCount(pipeline.dataSource())).as("only beta's document is indexed").isEqualTo(1);
+            assertThat(workFiles()).as("work files left").isEmpty();
+        }
+    }
+
+    private static IngestMessage message(String source, String docId, URI uri) {
+        return new IngestMessage(source, docId, uri, null, null, null);
+    }
+
+    private List<Path> workFiles() throws IOException {
+        Path work = data.resolve("work");
+        if (!Files.isDirectory(work)) {
+            return List.of();
+        }
+        try (Stream<Path> s = Files.list(work)) {
+            return s.toList();
+        }
+    }
+
+    private static String documentRow(DataSource db, String source, String docId) throws Exception {
+        try (Connection c = db.getConnection(); PreparedStatement s = c.prepareStatement(
+                "SELECT source_version, content_sha256, indexed_at, chunk_count FROM documents WHERE source = ? AND doc_id = ?")) {
+            s.setString(1, source);
+            s.setString(2, docId);
+            try (ResultSet rs = s.executeQuery()) {
+                assertThat(rs.next()).isTrue();
+                return rs.getString(1) + "|" + rs.getString(2) + "|" + rs.getString(3) + "|" + rs.getInt(4);
+            }
+        }
+    }
+
+    private static long documentCount(DataSource db) throws Exception {
+        try (Connection c = db.getConnection(); PreparedStatement s = c.prepareStatement("SELECT count(*) FROM documents");
+             ResultSet rs = s.executeQuery()) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+}
