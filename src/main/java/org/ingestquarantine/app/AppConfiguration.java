@@ -41,6 +41,7 @@ import org.ingestquarantine.ingest.IndexStage;
 import org.ingestquarantine.ingest.MessageReader;
 import org.ingestquarantine.ingest.MiniLmEmbedder;
 import org.ingestquarantine.ingest.ParseStage;
+import org.ingestquarantine.ingest.SourceTotals;
 import org.ingestquarantine.ingest.Preflight;
 import org.ingestquarantine.ingest.WindowChunker;
 import org.ingestquarantine.metrics.PipelineMetrics;
@@ -139,6 +140,7 @@ public final class AppConfiguration implements CamelConfiguration {
         registry.bind("quarantineStore", store);
         registry.bind("documentIndex", index);
         registry.bind("quarantineQueries", new QuarantineQueries(database.dataSource()));
+        registry.bind("sourceTotals", new SourceTotals(database.dataSource(), clock));
         registry.bind("dlqSweeper", new DlqSweeper(store, broker));
         registry.bind("quarantineRecorder", new QuarantineRecorder(store, classifier, versions, metrics));
     }

@@ -13,6 +13,8 @@ import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 import org.ingestquarantine.app.PipelineApp;
 import org.ingestquarantine.delivery.IngestPublisher;
+import org.ingestquarantine.ingest.FolderConnector;
+import org.ingestquarantine.ingest.SourceTotals;
 import org.ingestquarantine.metrics.PipelineMetrics;
 import org.ingestquarantine.pipeline.IngestMessage;
 import picocli.CommandLine.Command;
@@ -69,6 +71,8 @@ final class IngestCommand implements Callable<Integer> {
         long started = System.nanoTime();
         try (PipelineApp app = PipelineApp.start(common.profile, common.dataDir, Map.of())) {
             long startupMs = Duration.ofNanos(System.nanoTime() - started).toMillis();
+            // the folder's file count is the source's total: coverage's known denominator
+            app.bean("sourceTotals", SourceTotals.class).record(sourceName, files.size(), FolderConnector.VERSION);
             IngestPublisher publisher = app.bean("ingestPublisher", IngestPublisher.class);
             PipelineMetrics metrics = app.bean("pipelineMetrics", PipelineMetrics.class);
             Map<String, String> keys = new LinkedHashMap<>();
