@@ -145,7 +145,7 @@ public final class AppConfiguration implements CamelConfiguration {
         registry.bind("quarantineRecorder", new QuarantineRecorder(store, classifier, versions, metrics));
     }
 
-    private static ParseLimits parseLimits(Settings s) {
+    static ParseLimits parseLimits(Settings s) {
         ParseLimits d = ParseLimits.defaults();
         return d.withMaxHeapMb((int) s.number(ParseLimits.PROPERTY_MAX_HEAP_MB, d.maxHeapMb()))
                 .withTimeout(s.millis(ParseLimits.PROPERTY_TIMEOUT_MS, d.timeout()))

@@ -10,6 +10,8 @@ import java.util.Optional;
 import org.ingestquarantine.db.Database;
 import org.ingestquarantine.db.EmbeddedPostgresService;
 import org.ingestquarantine.operator.OperatorService;
+import org.ingestquarantine.parse.DocumentParser;
+import org.ingestquarantine.parse.WorkerPoolParser;
 import org.ingestquarantine.pipeline.Settings;
 import org.ingestquarantine.quarantine.LocalPayloadStore;
 import org.ingestquarantine.quarantine.PayloadStore;
@@ -105,6 +107,22 @@ public final class OperatorRuntime implements AutoCloseable {
     /** @return the payload store of the data folder */
     public PayloadStore payloads() {
         return payloads;
+    }
+
+    /**
+     * Starts the sandboxed parser as the pipeline configures it ({@code parse.*} properties; pool mode only: an
+     * operator re-parsing a hostile payload must not take its own JVM down).
+     *
+     * @return a started worker pool; close it
+     * @throws IllegalStateException if the workers do not start
+     */
+    public DocumentParser openParser() {
+        return new WorkerPoolParser(AppConfiguration.parseLimits(settings));
+    }
+
+    /** @return where the operator's temporary files go: {@code <data-dir>/work} */
+    public Path workDir() {
+        return dataDir.resolve("work");
     }
 
     /** @return the evidence records */

@@ -7,7 +7,7 @@ import picocli.CommandLine;
 @Command(name = "ingest-quarantine", mixinStandardHelpOptions = true,
         description = "Document ingest with classified quarantine.",
         subcommands = {IngestCommand.class, RunCommand.class, StatsCommand.class, CohortsCommand.class,
-                CoverageCommand.class, ShowCommand.class, OverdueCommand.class})
+                CoverageCommand.class, ShowCommand.class, OverdueCommand.class, ReproduceCommand.class})
 public final class IngestQuarantineCli {
 
     /**

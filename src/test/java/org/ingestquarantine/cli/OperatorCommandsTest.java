@@ -137,8 +137,19 @@ class OperatorCommandsTest extends PostgresTestBase {
                 .contains("\"documents\":0");
     }
 
+    @Test
+    void shouldReproduceFromTheStoredPayload() {
+        Result r = run("reproduce", "contracts/2026/11/lease.pdf", "--data-dir", data.toString());
+        assertThat(r.code).as(r.err).isZero();
+        assertThat(r.out.strip()).startsWith("contracts/2026/11/lease.pdf: different failure (fingerprint ")
+                .endsWith("recorded " + lease.errorFingerprint() + ")");
+        Result unknown = run("reproduce", "contracts/none.pdf", "--data-dir", data.toString());
+        assertThat(unknown.code).isEqualTo(2);
+        assertThat(unknown.err).startsWith("reproduce: no quarantine record contracts/none.pdf");
+    }
+
     @ParameterizedTest
-    @ValueSource(strings = {"stats", "cohorts", "coverage", "show", "overdue"})
+    @ValueSource(strings = {"stats", "cohorts", "coverage", "show", "overdue", "reproduce"})
     void shouldExplainEveryCommandWithHelp(String command) {
         Result r = run(command, "--help");
         assertThat(r.code).isZero();
