@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Optional;
 import org.ingestquarantine.db.Database;
 import org.ingestquarantine.db.EmbeddedPostgresService;
+import org.ingestquarantine.operator.Dispositions;
 import org.ingestquarantine.operator.OperatorService;
 import org.ingestquarantine.parse.DocumentParser;
 import org.ingestquarantine.parse.WorkerPoolParser;
@@ -123,6 +124,11 @@ public final class OperatorRuntime implements AutoCloseable {
     /** @return where the operator's temporary files go: {@code <data-dir>/work} */
     public Path workDir() {
         return dataDir.resolve("work");
+    }
+
+    /** @return dispose, expire-payloads, erase and journal pruning */
+    public Dispositions dispositions() {
+        return new Dispositions(database.dataSource(), store, payloads, Clock.systemUTC());
     }
 
     /** @return the evidence records */

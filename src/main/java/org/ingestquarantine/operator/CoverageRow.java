@@ -10,7 +10,8 @@ import java.time.Instant;
  * @param total documents the source holds as its connector last counted them, or null when unknown
  * @param indexed searchable documents
  * @param openQuarantined open records whose document is not searchable
- * @param unindexable records closed as unindexable (they stay in the denominator)
+ * @param unindexable records closed as unindexable whose document is not searchable (they stay in the
+ *     denominator, so disposing a cohort does not change coverage)
  * @param coverage the ratio in [0, 1]; null when the total is unknown (then only the oldest open age is
  *     reported) or the denominator is 0
  * @param oldestOpenAt first_seen_at of the oldest open record, or null if none is open

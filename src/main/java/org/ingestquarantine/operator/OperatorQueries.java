@@ -128,12 +128,13 @@ final class OperatorQueries {
                     SELECT source, count(*) AS n FROM documents WHERE state = 'searchable' GROUP BY source
                 ), quarantined AS (
                     SELECT q.source,
-                           count(*) FILTER (WHERE q.disposition = 'open' AND NOT EXISTS (
-                               SELECT 1 FROM documents d WHERE d.source = q.source AND d.doc_id = q.doc_id
-                                   AND d.state = 'searchable')) AS open_n,
+                           count(*) FILTER (WHERE q.disposition = 'open') AS open_n,
                            count(*) FILTER (WHERE q.disposition = 'unindexable') AS unindexable_n,
                            min(q.first_seen_at) FILTER (WHERE q.disposition = 'open') AS oldest_open
-                    FROM quarantine q WHERE q.disposition IN ('open', 'unindexable') GROUP BY q.source
+                    FROM quarantine q WHERE q.disposition IN ('open', 'unindexable') AND NOT EXISTS (
+                        SELECT 1 FROM documents d WHERE d.source = q.source AND d.doc_id = q.doc_id
+                            AND d.state = 'searchable')
+                    GROUP BY q.source
                 )
                 SELECT s.source, t.documents AS total, COALESCE(i.n, 0) AS indexed, COALESCE(q.open_n, 0) AS open_n,
                        COALESCE(q.unindexable_n, 0) AS unindexable_n, q.oldest_open

@@ -148,8 +148,19 @@ class OperatorCommandsTest extends PostgresTestBase {
         assertThat(unknown.err).startsWith("reproduce: no quarantine record contracts/none.pdf");
     }
 
+    @Test
+    void shouldDisposeACohortAsUnindexable() throws Exception {
+        Result r = run("dispose", "--fingerprint", "fp-not-pdf", "--unindexable", "--reason", "not_a_pdf_vendor",
+                "--owner", "billing", "--json", "--data-dir", data.toString());
+        assertThat(r.code).as(r.err).isZero();
+        assertThat(JSON.readTree(r.out).get("unindexable").asInt()).isEqualTo(3);
+        assertThat(run("stats", "--source", "invoices", "--data-dir", data.toString()).out)
+                .containsPattern("invoices\\s+3\\s+3\\s+0\\s+0\\s+0\\s+0\\s+3\\s+0");
+    }
+
     @ParameterizedTest
-    @ValueSource(strings = {"stats", "cohorts", "coverage", "show", "overdue", "reproduce"})
+    @ValueSource(strings = {"stats", "cohorts", "coverage", "show", "overdue", "reproduce", "dispose", "expire-payloads",
+            "erase", "prune-journal"})
     void shouldExplainEveryCommandWithHelp(String command) {
         Result r = run(command, "--help");
         assertThat(r.code).isZero();
@@ -164,8 +175,12 @@ class OperatorCommandsTest extends PostgresTestBase {
         Result malformed = run("show", "nonsense", "--data-dir", data.toString());
         Result badClass = run("cohorts", "--class", "flaky", "--data-dir", data.toString());
         Result badLimit = run("cohorts", "--limit", "0", "--data-dir", data.toString());
+        Result unknownFingerprint = run("dispose", "--fingerprint", "fp-none", "--unindexable", "--reason", "x",
+                "--owner", "team", "--data-dir", data.toString());
+        Result nothingToErase = run("erase", "--source", "contracts", "--doc-id", "none.pdf", "--data-dir", data.toString());
 
-        for (Result r : new Result[] {unknownId, unknownName, malformed, badClass, badLimit}) {
+        for (Result r : new Result[] {unknownId, unknownName, malformed, badClass, badLimit, unknownFingerprint,
+                nothingToErase}) {
             assertThat(r.code).isEqualTo(2);
             assertThat(r.err.strip()).doesNotContain("\n").doesNotContain("Exception").isNotEmpty();
             assertThat(r.out).isEmpty();
