@@ -7,7 +7,8 @@ CREATE TABLE source_totals (
     source             text        PRIMARY KEY,
     documents          bigint      NOT NULL CHECK (documents >= 0),
     counted_at         timestamptz NOT NULL,
-    counted_by         text        NOT NULL                 -- connector version that counted, e.g. folder-1
+    counted_by         text        NOT NULL,                -- connector version that counted, e.g. folder-1
+    base_uri           text                                  -- where doc_ids resolve (a drain re-fetches there), or null
 );
 
 -- One row per drain run: who, when, which cohort, how it ended. "Time since the last drain" reads this.
@@ -35,6 +36,14 @@ CREATE TABLE drain_run_items (
     dlq_id             char(26)    NOT NULL REFERENCES quarantine (dlq_id),
     outcome            text,                                 -- null until the record was tried
     PRIMARY KEY (run_id, dlq_id)
+);
+
+-- The token buckets of source requests (bucket4j's PostgreSQL proxy manager), shared by every process that
+-- asks a source: the live connectors and the drain. One row per origin (scheme://host:port).
+CREATE TABLE source_request_buckets (
+    id                 bigint      PRIMARY KEY,
+    state              bytea,
+    expires_at         bigint
 );
 
 -- cohorts: an index-only scan over the open records of each cohort

@@ -72,7 +72,8 @@ final class IngestCommand implements Callable<Integer> {
         try (PipelineApp app = PipelineApp.start(common.profile, common.dataDir, Map.of())) {
             long startupMs = Duration.ofNanos(System.nanoTime() - started).toMillis();
             // the folder's file count is the source's total: coverage's known denominator
-            app.bean("sourceTotals", SourceTotals.class).record(sourceName, files.size(), FolderConnector.VERSION);
+            app.bean("sourceTotals", SourceTotals.class).record(sourceName, files.size(), FolderConnector.VERSION,
+                    root.toUri());
             IngestPublisher publisher = app.bean("ingestPublisher", IngestPublisher.class);
             PipelineMetrics metrics = app.bean("pipelineMetrics", PipelineMetrics.class);
             Map<String, String> keys = new LinkedHashMap<>();

@@ -61,7 +61,7 @@ class DispositionsTest extends PostgresTestBase {
 
     @Test
     void shouldMoveACohortToUnindexableWithoutChangingCoverage() {
-        new SourceTotals(dataSource(), clock).record("s", 6, "folder-1");
+        new SourceTotals(dataSource(), clock).record("s", 6, "folder-1", null);
         indexDoc("s", "good-1", "text");
         indexDoc("s", "good-2", "text");
         fail("s", "a", "fp-x", "p1");

@@ -123,11 +123,11 @@ class OperatorServiceTest extends PostgresTestBase {
     void shouldShowASourceWithoutQuarantineRowsAtFullCoverage() {
         indexDoc("clean", "a");
         indexDoc("clean", "b");
-        totals.record("clean", 2, "folder-1");
+        totals.record("clean", 2, "folder-1", null);
         indexDoc("mixed", "a");
         fail("mixed", "x", ErrorClass.AMBIGUOUS_PARSE, "fp1", OLD_PARSER);
-        totals.record("mixed", 2, "folder-1");
-        totals.record("empty", 0, "folder-1");
+        totals.record("mixed", 2, "folder-1", null);
+        totals.record("empty", 0, "folder-1", null);
         fail("web", "y", ErrorClass.PERMANENT_INPUT, "fp2", OLD_PARSER);
         clock.advance(Duration.ofDays(3));
 
