@@ -41,6 +41,8 @@ import org.ingestquarantine.ingest.IndexStage;
 import org.ingestquarantine.ingest.MessageReader;
 import org.ingestquarantine.ingest.MiniLmEmbedder;
 import org.ingestquarantine.ingest.ParseStage;
+import org.ingestquarantine.ingest.SourceConnector;
+import org.ingestquarantine.ingest.SourceRequestThrottle;
 import org.ingestquarantine.ingest.SourceTotals;
 import org.ingestquarantine.ingest.Preflight;
 import org.ingestquarantine.ingest.WindowChunker;
@@ -101,10 +103,7 @@ public final class AppConfiguration implements CamelConfiguration {
         FolderConnector folder = new FolderConnector();
         long maxBytes = settings.number("ingest.max-bytes", DEFAULT_MAX_BYTES);
         Embedder embedder = new MiniLmEmbedder();
-        WindowChunker chunker = new WindowChunker(
-                (int) settings.number("chunk.max-chars", WindowChunker.DEFAULT_MAX_CHARS),
-                (int) settings.number("chunk.max-tokens", embedder.maxTokens()),
-                (int) settings.number("chunk.overlap-words", WindowChunker.DEFAULT_OVERLAP_WORDS), embedder::countTokens);
+        WindowChunker chunker = chunker(settings, embedder);
         PipelineVersions versions = new PipelineVersions(folder.version() + "+" + HttpConnector.VERSION, ParserVersion.CURRENT, chunker.version(),
                 embedder.version());
         ParseLimits limits = parseLimits(settings);
@@ -115,8 +114,7 @@ public final class AppConfiguration implements CamelConfiguration {
         DocumentIndex index = new DocumentIndex(database.dataSource(), embedder.dimensions());
         StageTracker stages = new StageTracker(journal);
         Duration httpTimeout = settings.millis("http.timeout-ms", Duration.ofMillis(HttpConnector.DEFAULT_TIMEOUT_MS));
-        Preflight preflight = new Preflight(Map.of(folder.scheme(), folder,
-                "http", new HttpConnector("http", httpTimeout), "https", new HttpConnector("https", httpTimeout)), maxBytes);
+        Preflight preflight = new Preflight(connectors(settings, database, httpTimeout), maxBytes);
         ConsumerCircuitBreaker breaker = new ConsumerCircuitBreaker(database::isReachable, classifier,
                 settings.millis("db.probe-interval-ms", Duration.ofSeconds(1)));
 
@@ -143,6 +141,35 @@ public final class AppConfiguration implements CamelConfiguration {
         registry.bind("sourceTotals", new SourceTotals(database.dataSource(), clock));
         registry.bind("dlqSweeper", new DlqSweeper(store, broker));
         registry.bind("quarantineRecorder", new QuarantineRecorder(store, classifier, versions, metrics));
+    }
+
+    /** @return the chunker of {@code chunk.*} for the embedder's tokens */
+    static WindowChunker chunker(Settings settings, Embedder embedder) {
+        return new WindowChunker(
+                (int) settings.number("chunk.max-chars", WindowChunker.DEFAULT_MAX_CHARS),
+                (int) settings.number("chunk.max-tokens", embedder.maxTokens()),
+                (int) settings.number("chunk.overlap-words", WindowChunker.DEFAULT_OVERLAP_WORDS), embedder::countTokens);
+    }
+
+    /**
+     * The source connectors by URI scheme, each taking a token of its origin's shared bucket before every HEAD
+     * and GET when {@code source-requests.max-per-s} is set (the drain draws from the same buckets).
+     */
+    static Map<String, SourceConnector> connectors(Settings settings, Database database, Duration httpTimeout) {
+        Map<String, SourceConnector> connectors = Map.of("file", new FolderConnector(),
+                "http", new HttpConnector("http", httpTimeout), "https", new HttpConnector("https", httpTimeout));
+        SourceRequestThrottle throttle = sharedThrottle(settings, database);
+        Map<String, SourceConnector> throttled = new java.util.HashMap<>();
+        connectors.forEach((scheme, c) -> throttled.put(scheme, throttle.around(c)));
+        return Map.copyOf(throttled);
+    }
+
+    /** @return the shared bucket of source requests, or unlimited when {@code source-requests.max-per-s} is unset */
+    static SourceRequestThrottle sharedThrottle(Settings settings, Database database) {
+        return settings.find("source-requests.max-per-s")
+                .map(rate -> SourceRequestThrottle.sharedInPostgres(database.dataSource(), Double.parseDouble(rate),
+                        settings.requiredNumber(SourceRequestThrottle.HEADROOM_PROPERTY)))
+                .orElse(SourceRequestThrottle.unlimited());
     }
 
     static ParseLimits parseLimits(Settings s) {

@@ -9,7 +9,19 @@ import java.util.Map;
 import java.util.Optional;
 import org.ingestquarantine.db.Database;
 import org.ingestquarantine.db.EmbeddedPostgresService;
+import java.net.URI;
+import org.ingestquarantine.ingest.DocumentIndex;
+import org.ingestquarantine.ingest.Embedder;
+import org.ingestquarantine.ingest.FolderConnector;
+import org.ingestquarantine.ingest.HttpConnector;
+import org.ingestquarantine.ingest.MiniLmEmbedder;
+import org.ingestquarantine.ingest.SourceRequestThrottle;
+import org.ingestquarantine.ingest.SourceTotals;
+import org.ingestquarantine.ingest.WindowChunker;
 import org.ingestquarantine.operator.Dispositions;
+import org.ingestquarantine.operator.Drain;
+import org.ingestquarantine.parse.ParserVersion;
+import org.ingestquarantine.pipeline.PipelineVersions;
 import org.ingestquarantine.operator.OperatorService;
 import org.ingestquarantine.parse.DocumentParser;
 import org.ingestquarantine.parse.WorkerPoolParser;
@@ -119,6 +131,31 @@ public final class OperatorRuntime implements AutoCloseable {
      */
     public DocumentParser openParser() {
         return new WorkerPoolParser(AppConfiguration.parseLimits(settings));
+    }
+
+    /**
+     * A drain wired as the pipeline is: the same connectors (and shared request buckets), parse limits,
+     * chunker, embedder and index; base URIs from {@code sources.<name>.base-uri}, else as the folder
+     * connector last reported them ({@code source_totals}).
+     *
+     * @param parser a started parser (see {@link #openParser()}); the caller closes it
+     * @return the drain
+     */
+    public Drain drain(DocumentParser parser) {
+        Embedder embedder = new MiniLmEmbedder();
+        Duration httpTimeout = settings.millis("http.timeout-ms", Duration.ofMillis(HttpConnector.DEFAULT_TIMEOUT_MS));
+        WindowChunker chunker = AppConfiguration.chunker(settings, embedder);
+        PipelineVersions versions = new PipelineVersions(FolderConnector.VERSION + "+" + HttpConnector.VERSION,
+                ParserVersion.CURRENT, chunker.version(), embedder.version());
+        SourceTotals totals = new SourceTotals(database.dataSource(), Clock.systemUTC());
+        return Drain.builder().database(database.dataSource(), store)
+                .connectors(AppConfiguration.connectors(settings, database, httpTimeout))
+                .pipeline(parser, chunker, embedder, new DocumentIndex(database.dataSource(), embedder.dimensions()), versions)
+                .baseUris(source -> settings.find("sources." + source + ".base-uri").map(URI::create)
+                        .or(() -> totals.baseUri(source)))
+                .throttle(SourceRequestThrottle.unlimited(), settings.requiredNumber(SourceRequestThrottle.HEADROOM_PROPERTY))
+                .work(workDir(), settings.number("ingest.max-bytes", AppConfiguration.DEFAULT_MAX_BYTES))
+                .build();
     }
 
     /** @return where the operator's temporary files go: {@code <data-dir>/work} */

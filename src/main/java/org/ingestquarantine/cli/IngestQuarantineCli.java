@@ -8,7 +8,8 @@ import picocli.CommandLine;
         description = "Document ingest with classified quarantine.",
         subcommands = {IngestCommand.class, RunCommand.class, StatsCommand.class, CohortsCommand.class,
                 CoverageCommand.class, ShowCommand.class, OverdueCommand.class, ReproduceCommand.class,
-                DisposeCommand.class, ExpirePayloadsCommand.class, EraseCommand.class, PruneJournalCommand.class})
+                DrainCommand.class, DisposeCommand.class, ExpirePayloadsCommand.class, EraseCommand.class,
+                PruneJournalCommand.class})
 public final class IngestQuarantineCli {
 
     /**

@@ -25,7 +25,6 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
-import java.util.function.IntConsumer;
 import javax.sql.DataSource;
 import org.ingestquarantine.db.DatabaseAccessException;
 import org.ingestquarantine.db.SqlFailure;
@@ -147,12 +146,12 @@ public final class Drain {
      * Runs a drain to its end or until the thread is interrupted.
      *
      * @param request what to drain
-     * @param progress told the number of records done after each one (for a progress bar); may do nothing
+     * @param progress told the records done after each one (for a progress bar); may do nothing
      * @return the counts per outcome, summing to the selection, and a forecast when it was a canary
      * @throws BadOperatorInputException if the request is malformed or no open record matches; nothing written
      * @throws DatabaseAccessException if the database fails; records already handled keep their outcome
      */
-    public DrainReport run(Request request, IntConsumer progress) {
+    public DrainReport run(Request request, Progress progress) {
         request.check();
         long started = System.nanoTime();
         String runId = UlidCreator.getMonotonicUlid().toString();
@@ -175,7 +174,7 @@ public final class Drain {
                     outcome = "not_tried";
                 }
                 done++;
-                progress.accept(done);
+                progress.update(done, selection.dlqIds().size());
             }
             outcomes.merge(outcome, 1L, Long::sum);
             markItem(runId, dlqId, outcome);
@@ -291,6 +290,16 @@ public final class Drain {
                 return null;
             }
         });
+    }
+
+    /** Told after each record of a run. */
+    @FunctionalInterface
+    public interface Progress {
+        /**
+         * @param done records tried so far
+         * @param selected records in the run's selection
+         */
+        void update(int done, int selected);
     }
 
     private record Selection(int cohortDocuments, List<String> dlqIds) {

@@ -158,9 +158,28 @@ class OperatorCommandsTest extends PostgresTestBase {
                 .containsPattern("invoices\\s+3\\s+3\\s+0\\s+0\\s+0\\s+0\\s+3\\s+0");
     }
 
+    @Test
+    void shouldDrainFromTheSourceFolder() throws Exception {
+        Path folder = Files.createDirectories(data.resolve("invoices"));
+        Files.write(folder.resolve("inv-0"), "still not a PDF".getBytes(StandardCharsets.US_ASCII));
+        System.setProperty("sources.invoices.base-uri", folder.toUri().toString());
+        try {
+            Result r = run("drain", "--fingerprint", "fp-not-pdf", "--limit", "3", "--rate", "20", "--json",
+                    "--data-dir", data.toString());
+            assertThat(r.code).as(r.err).isZero();
+            JsonNode report = JSON.readTree(r.out);
+            assertThat(report.at("/outcomes/deleted_at_source").asInt()).isEqualTo(2);
+            assertThat(report.get("selected").asInt()).isEqualTo(3);
+            assertThat(report.get("source_requests").asInt()).isEqualTo(2 + 2);
+            assertThat(report.get("outcomes").fieldNames()).toIterable().anyMatch(k -> k.startsWith("still_failing:"));
+        } finally {
+            System.clearProperty("sources.invoices.base-uri");
+        }
+    }
+
     @ParameterizedTest
-    @ValueSource(strings = {"stats", "cohorts", "coverage", "show", "overdue", "reproduce", "dispose", "expire-payloads",
-            "erase", "prune-journal"})
+    @ValueSource(strings = {"stats", "cohorts", "coverage", "show", "overdue", "reproduce", "drain", "dispose",
+            "expire-payloads", "erase", "prune-journal"})
     void shouldExplainEveryCommandWithHelp(String command) {
         Result r = run(command, "--help");
         assertThat(r.code).isZero();
@@ -177,15 +196,22 @@ class OperatorCommandsTest extends PostgresTestBase {
         Result badLimit = run("cohorts", "--limit", "0", "--data-dir", data.toString());
         Result unknownFingerprint = run("dispose", "--fingerprint", "fp-none", "--unindexable", "--reason", "x",
                 "--owner", "team", "--data-dir", data.toString());
+        Result zeroRate = run("drain", "--fingerprint", "fp-not-pdf", "--limit", "5", "--rate", "0", "--data-dir",
+                data.toString());
+        Result negativeRate = run("drain", "--fingerprint", "fp-not-pdf", "--limit", "5", "--rate", "-1", "--data-dir",
+                data.toString());
+        Result drainUnknown = run("drain", "--fingerprint", "fp-none", "--limit", "5", "--rate", "5", "--data-dir",
+                data.toString());
         Result nothingToErase = run("erase", "--source", "contracts", "--doc-id", "none.pdf", "--data-dir", data.toString());
 
         for (Result r : new Result[] {unknownId, unknownName, malformed, badClass, badLimit, unknownFingerprint,
-                nothingToErase}) {
+                nothingToErase, zeroRate, negativeRate, drainUnknown}) {
             assertThat(r.code).isEqualTo(2);
             assertThat(r.err.strip()).doesNotContain("\n").doesNotContain("Exception").isNotEmpty();
             assertThat(r.out).isEmpty();
         }
         assertThat(unknownId.err).startsWith("show: no quarantine record 01ARZ3NDEKTSV4RRFFQ69G5FAV");
+        assertThat(zeroRate.err).startsWith("drain: --rate must be a positive number");
         assertThat(rows()).isEqualTo(before);
     }
 

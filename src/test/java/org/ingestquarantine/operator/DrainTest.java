@@ -134,7 +134,7 @@ class DrainTest extends PostgresTestBase {
         served.put("broken.pdf", new Served(200, "\"b2\"", "still not a PDF".getBytes(StandardCharsets.US_ASCII)));
         fail("web", "other-cohort.pdf", "o1", "fp-other");
 
-        DrainReport report = drain(SourceRequestThrottle.unlimited()).run(request(10, 50), done -> { });
+        DrainReport report = drain(SourceRequestThrottle.unlimited()).run(request(10, 50), (done, of) -> { });
 
         assertThat(report.selected()).isEqualTo(5);
         assertThat(report.forecast()).isNull();
@@ -175,7 +175,7 @@ class DrainTest extends PostgresTestBase {
         Files.write(replaced, TextPdf.of("replacement text"));
         Files.delete(deleted);
 
-        DrainReport report = drain(SourceRequestThrottle.unlimited()).run(request(10, 50), done -> { });
+        DrainReport report = drain(SourceRequestThrottle.unlimited()).run(request(10, 50), (done, of) -> { });
 
         assertThat(report.outcomes()).containsExactlyInAnyOrderEntriesOf(Map.of(
                 "repaired_content_changed", 1L, "deleted_at_source", 1L));
@@ -191,7 +191,7 @@ class DrainTest extends PostgresTestBase {
         AtomicBoolean joined = new AtomicBoolean();
         Drain drain = drain(SourceRequestThrottle.unlimited());
 
-        DrainReport canary = drain.run(request(2, 50), done -> {
+        DrainReport canary = drain.run(request(2, 50), (done, of) -> {
             if (joined.compareAndSet(false, true)) {
                 fail("web", "late.pdf", "l1");
             }
@@ -214,10 +214,10 @@ class DrainTest extends PostgresTestBase {
         fail("web", "a.pdf", "a1");
         Drain drain = drain(SourceRequestThrottle.unlimited());
 
-        assertThatThrownBy(() -> drain.run(request(5, 0), d -> { })).isInstanceOf(BadOperatorInputException.class)
+        assertThatThrownBy(() -> drain.run(request(5, 0), (d, of) -> { })).isInstanceOf(BadOperatorInputException.class)
                 .hasMessageStartingWith("--rate must be a positive number");
-        assertThatThrownBy(() -> drain.run(request(5, -2), d -> { })).isInstanceOf(BadOperatorInputException.class);
-        assertThatThrownBy(() -> drain.run(new Drain.Request("fp-none", null, null, 5, 5, "t"), d -> { }))
+        assertThatThrownBy(() -> drain.run(request(5, -2), (d, of) -> { })).isInstanceOf(BadOperatorInputException.class);
+        assertThatThrownBy(() -> drain.run(new Drain.Request("fp-none", null, null, 5, 5, "t"), (d, of) -> { }))
                 .isInstanceOf(BadOperatorInputException.class).hasMessageContaining("no open record has fingerprint fp-none");
         assertThat(query("SELECT count(*) FROM drain_runs")).isEqualTo("0");
         assertThat(requestNanos).isEmpty();
@@ -233,7 +233,7 @@ class DrainTest extends PostgresTestBase {
             served.put("here-" + i + ".pdf", new Served(200, "\"h" + i + "\"", "not a pdf".getBytes(StandardCharsets.US_ASCII)));
         }
 
-        DrainReport report = drain(SourceRequestThrottle.unlimited()).run(request(20, 4), d -> { });
+        DrainReport report = drain(SourceRequestThrottle.unlimited()).run(request(20, 4), (d, of) -> { });
 
         assertThat(report.sourceRequests()).isEqualTo(9 + 4 * 2);
         assertThat(requestNanos).hasSize(17);
@@ -259,7 +259,7 @@ class DrainTest extends PostgresTestBase {
         });
         liveIngest.start();
 
-        DrainReport report = drain(shared).run(request(20, 50), d -> { });
+        DrainReport report = drain(shared).run(request(20, 50), (d, of) -> { });
         liveIngest.join();
 
         assertThat(report.outcomes()).containsExactly(Map.entry("deleted_at_source", 8L));
