@@ -9,6 +9,7 @@ import java.util.concurrent.Callable;
 import org.ingestquarantine.app.OperatorRuntime;
 import org.ingestquarantine.db.DatabaseAccessException;
 import org.ingestquarantine.operator.BadOperatorInputException;
+import org.ingestquarantine.web.OperatorJson;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -73,7 +74,7 @@ abstract class OperatorCommand implements Callable<Integer> {
 
     /** Prints the report as JSON with {@code --json}, else the text. */
     void print(PrintWriter out, Object report, String text) {
-        out.println(json ? Json.write(report) : text);
+        out.println(json ? OperatorJson.write(report) : text);
         out.flush();
     }
 

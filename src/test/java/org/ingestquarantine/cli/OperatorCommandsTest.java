@@ -179,7 +179,7 @@ class OperatorCommandsTest extends PostgresTestBase {
 
     @ParameterizedTest
     @ValueSource(strings = {"stats", "cohorts", "coverage", "show", "overdue", "reproduce", "drain", "dispose",
-            "expire-payloads", "erase", "prune-journal"})
+            "expire-payloads", "erase", "prune-journal", "serve"})
     void shouldExplainEveryCommandWithHelp(String command) {
         Result r = run(command, "--help");
         assertThat(r.code).isZero();
@@ -213,6 +213,13 @@ class OperatorCommandsTest extends PostgresTestBase {
         assertThat(unknownId.err).startsWith("show: no quarantine record 01ARZ3NDEKTSV4RRFFQ69G5FAV");
         assertThat(zeroRate.err).startsWith("drain: --rate must be a positive number");
         assertThat(rows()).isEqualTo(before);
+    }
+
+    @Test
+    void shouldNotServeTheApiWithoutAToken() {
+        Result r = run("serve", "--port", "0", "--data-dir", data.toString());
+        assertThat(r.code).isEqualTo(1);
+        assertThat(r.err.strip()).startsWith("serve: operator.api-token is not set").doesNotContain("\n");
     }
 
     @Test

@@ -1,4 +1,4 @@
-package org.ingestquarantine.cli;
+package org.ingestquarantine.web;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -14,12 +14,14 @@ import java.time.Instant;
 import org.ingestquarantine.failure.ErrorClass;
 
 /**
- * The {@code --json} form of the operator commands: one JSON object, keys in snake_case, instants as
- * ISO-8601 UTC ({@code 2025-03-01T10:00:00Z}), durations as ISO-8601 ({@code PT72H}), error classes by code.
+ * The JSON form of the operator's answers, for the HTTP API and the commands' {@code --json}: one object,
+ * keys in snake_case, instants as ISO-8601 UTC ({@code 2025-03-01T10:00:00Z}), durations as ISO-8601
+ * ({@code PT72H}), error classes by code.
  */
-final class Json {
+public final class OperatorJson {
 
-    private static final ObjectMapper MAPPER = new ObjectMapper()
+    /** The mapper; also reads request bodies (snake_case keys). */
+    static final ObjectMapper MAPPER = new ObjectMapper()
             .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
             .registerModule(new SimpleModule("iq-values")
                     .addSerializer(Instant.class, ToStringSerializer.instance)
@@ -32,14 +34,15 @@ final class Json {
                         }
                     }));
 
-    private Json() {
+    private OperatorJson() {
     }
 
     /**
      * @param value a record of the operator package (or a map/list of them)
      * @return its JSON text on one line
+     * @throws IllegalStateException if it cannot be written (a type Jackson cannot handle)
      */
-    static String write(Object value) {
+    public static String write(Object value) {
         try {
             return MAPPER.writeValueAsString(value);
         } catch (JsonProcessingException e) {
