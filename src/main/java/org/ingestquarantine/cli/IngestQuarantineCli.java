@@ -9,7 +9,7 @@ import picocli.CommandLine;
         subcommands = {IngestCommand.class, RunCommand.class, StatsCommand.class, CohortsCommand.class,
                 CoverageCommand.class, ShowCommand.class, OverdueCommand.class, ReproduceCommand.class,
                 DrainCommand.class, DisposeCommand.class, ExpirePayloadsCommand.class, EraseCommand.class,
-                PruneJournalCommand.class, ServeCommand.class})
+                PruneJournalCommand.class, ServeCommand.class, SeedDemoCommand.class})
 public final class IngestQuarantineCli {
 
     /**
