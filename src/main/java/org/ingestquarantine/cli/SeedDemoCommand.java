@@ -1,12 +1,9 @@
 package org.ingestquarantine.cli;
 
 import java.io.PrintWriter;
-import java.util.Arrays;
-import java.util.List;
 import java.util.Map;
 import org.ingestquarantine.app.OperatorRuntime;
 import org.ingestquarantine.operator.SeedDemo;
-import org.ingestquarantine.pipeline.Settings;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -29,18 +26,9 @@ final class SeedDemoCommand extends OperatorCommand {
         }
     }
 
-    /** @return the configured shape times {@code scale} */
-    static SeedDemo.Shape shape(Settings settings, int scale) {
-        List<Integer> shares = Arrays.stream(settings.required("seed-demo.cohort-shares-percent").split(","))
-                .map(String::trim).map(Integer::valueOf).toList();
-        return new SeedDemo.Shape(Math.toIntExact(settings.requiredNumber("seed-demo.documents") * scale),
-                settings.requiredNumber("seed-demo.attempts") * scale, shares,
-                (int) settings.requiredNumber("seed-demo.tail-fingerprints"));
-    }
-
     @Override
     int execute(OperatorRuntime runtime, PrintWriter out) {
-        SeedDemo.Shape shape = shape(runtime.settings(), scale);
+        SeedDemo.Shape shape = SeedDemo.Shape.fromSettings(runtime.settings(), scale);
         long started = System.nanoTime();
         new SeedDemo(runtime.database().dataSource()).generate(shape);
         long ms = (System.nanoTime() - started) / 1_000_000;

@@ -59,6 +59,27 @@ public final class SeedDemo {
             }
         }
 
+        /**
+         * @param settings the properties {@code seed-demo.documents}, {@code .attempts},
+         *     {@code .cohort-shares-percent} (comma-separated) and {@code .tail-fingerprints}
+         * @param scale multiplies documents and attempts, at least 1
+         * @return the configured shape times {@code scale}
+         * @throws IllegalStateException if a property is missing or malformed
+         */
+        public static Shape fromSettings(org.ingestquarantine.pipeline.Settings settings, int scale) {
+            List<Integer> shares;
+            try {
+                shares = java.util.Arrays.stream(settings.required("seed-demo.cohort-shares-percent").split(","))
+                        .map(String::trim).map(Integer::valueOf).toList();
+            } catch (NumberFormatException e) {
+                throw new IllegalStateException("seed-demo.cohort-shares-percent must be whole percents separated by"
+                        + " commas, e.g. 43,22,9");
+            }
+            return new Shape(Math.toIntExact(settings.requiredNumber("seed-demo.documents") * scale),
+                    settings.requiredNumber("seed-demo.attempts") * scale, shares,
+                    (int) settings.requiredNumber("seed-demo.tail-fingerprints"));
+        }
+
         /** @return fingerprints in all */
         public int fingerprints() {
             return cohortSharesPercent.size() + tailFingerprints;
