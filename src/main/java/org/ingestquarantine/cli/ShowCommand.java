@@ -38,7 +38,8 @@ final class ShowCommand extends OperatorCommand {
         field(b, "stage", r.stage());
         field(b, "attempts", r.attempts() + ", first seen " + time(r.firstSeenAt()) + ", last seen " + time(r.lastSeenAt()));
         field(b, "source_version", r.sourceVersion() + (r.sourceUpdatedAt() == null ? "" : " (updated " + time(r.sourceUpdatedAt()) + ")"));
-        field(b, "cursor / seq", r.cursorAtArrival() + " / " + r.ingestSeq());
+        field(b, "cursor / seq", java.util.Objects.toString(r.cursorAtArrival(), "-") + " / "
+                + java.util.Objects.toString(r.ingestSeq(), "-"));
         field(b, "versions", "connector " + r.connectorVersion() + ", parser " + r.parserVersion() + ", chunker "
                 + r.chunkerVersion() + ", embedder " + r.embedderVersion());
         field(b, "content_type", r.contentType());

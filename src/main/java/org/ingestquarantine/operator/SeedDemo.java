@@ -32,6 +32,12 @@ public final class SeedDemo {
     private static final List<String> CLASSES = List.of("ambiguous_parse", "permanent_input", "resource_fatal",
             "unclassified", "downstream_contract", "transient");
 
+    /**
+     * Documents written per statement: each statement stays well under the connection's socket timeout
+     * ({@link org.ingestquarantine.db.Database#SOCKET_TIMEOUT_SECONDS}) even at ten times the seed scale.
+     */
+    static final int DOCUMENTS_PER_STATEMENT = 20_000;
+
     private final DataSource dataSource;
 
     /** @param dataSource a pool on the migrated schema */
@@ -120,11 +126,12 @@ public final class SeedDemo {
                        (?::text[])[1 + i %% 3], 'window-1', 'all-minilm-l6-v2', 'folder-1', 'application/pdf', 'parse',
                        (?::text[])[1 + c %% 6], 'org.example.SeedFailure' || c, 'seeded failure of cohort ' || c,
                        'seedfp' || lpad(c::text, 10, '0'), a,
+                       now() - make_interval(days => i %% 400, hours => a, secs => i %% 86400),
                        now() - make_interval(days => i %% 400, secs => i %% 86400),
-                       now() - make_interval(days => i %% 400, secs => i %% 86400) + make_interval(hours => a),
                        CASE WHEN (u / 30) %% 10 = 0 THEN 'repaired_parser_fixed' ELSE 'open' END, 'seeded',
                        CASE WHEN (u / 30) %% 10 = 0 THEN now() END
-                FROM (SELECT i, u, %1$s AS c, CASE WHEN v < %2$d THEN %3$d ELSE %4$d END AS a FROM seed_docs) d
+                FROM (SELECT i, u, %1$s AS c, CASE WHEN v < %2$d THEN %3$d ELSE %4$d END AS a FROM seed_docs
+                      WHERE i >= ? AND i < ?) d
                 """.formatted(cohort, extra, base + 1, base);
         String attempts = """
                 INSERT INTO quarantine_attempt (dlq_id, attempt_no, seen_at, error_class, error_type, error_fingerprint,
@@ -132,7 +139,8 @@ public final class SeedDemo {
                 SELECT q.dlq_id, k, q.first_seen_at + make_interval(hours => k - 1), q.error_class, q.error_type,
                        q.error_fingerprint, q.reason_code, q.stage, q.source_version, q.parser_version, k,
                        'seed/' || q.dlq_id
-                FROM quarantine q, generate_series(1, q.attempts) k WHERE q.dlq_id LIKE '01SEED%'
+                FROM quarantine q, generate_series(1, q.attempts) k
+                WHERE q.dlq_id >= '01SEED' || lpad(?::text, 20, '0') AND q.dlq_id < '01SEED' || lpad(?::text, 20, '0')
                 """;
         String totals = """
                 INSERT INTO source_totals (source, documents, counted_at, counted_by)
@@ -151,14 +159,24 @@ public final class SeedDemo {
                     }
                 }
                 s.execute(docs);
-                try (PreparedStatement p = c.prepareStatement(records)) {
-                    p.setArray(1, c.createArrayOf("text", SOURCES.toArray()));
-                    p.setArray(2, c.createArrayOf("text", new String[] {"pdfbox-3.0.4+iq-parse-1",
-                            "pdfbox-3.0.5+iq-parse-1", ParserVersion.CURRENT}));
-                    p.setArray(3, c.createArrayOf("text", CLASSES.toArray()));
-                    p.executeUpdate();
+                s.execute("CREATE INDEX ON seed_docs (i)");
+                for (int from = 0; from < n; from += DOCUMENTS_PER_STATEMENT) {
+                    int to = Math.min(n, from + DOCUMENTS_PER_STATEMENT);
+                    try (PreparedStatement p = c.prepareStatement(records)) {
+                        p.setArray(1, c.createArrayOf("text", SOURCES.toArray()));
+                        p.setArray(2, c.createArrayOf("text", new String[] {"pdfbox-3.0.4+iq-parse-1",
+                                "pdfbox-3.0.5+iq-parse-1", ParserVersion.CURRENT}));
+                        p.setArray(3, c.createArrayOf("text", CLASSES.toArray()));
+                        p.setInt(4, from);
+                        p.setInt(5, to);
+                        p.executeUpdate();
+                    }
+                    try (PreparedStatement p = c.prepareStatement(attempts)) {
+                        p.setInt(1, from);
+                        p.setInt(2, to);
+                        p.executeUpdate();
+                    }
                 }
-                s.executeUpdate(attempts);
                 s.executeUpdate(totals);
                 s.execute("ANALYZE quarantine");
                 s.execute("ANALYZE quarantine_attempt");

@@ -56,7 +56,7 @@ public final class OperatorBench {
                 QuarantineStore store = new QuarantineStore(db.dataSource(), payloads, Clock.systemUTC());
                 OperatorService service = new OperatorService(db.dataSource(), store, payloads, s -> Optional.empty(),
                         Clock.systemUTC());
-                String ref = "demo-invoices/doc/00000001.pdf";
+                String ref = "demo-contracts/doc/00000001.pdf";
                 time("stats", rounds, () -> service.stats(null));
                 time("stats --source", rounds, () -> service.stats("demo-scans"));
                 time("cohorts", rounds, () -> service.cohorts(null, null, null));
