@@ -48,6 +48,8 @@ import org.ingestquarantine.ingest.ParseStage;
 import org.ingestquarantine.ingest.Preflight;
 import org.ingestquarantine.ingest.SourceAccess;
 import org.ingestquarantine.ingest.SourceConnector;
+import org.ingestquarantine.ingest.SourceRequestThrottle;
+import org.ingestquarantine.ingest.SourceTotals;
 import org.ingestquarantine.ingest.WindowChunker;
 import org.ingestquarantine.metrics.PipelineMetrics;
 import org.ingestquarantine.parse.DocumentParser;
@@ -106,17 +108,11 @@ public final class AppConfiguration implements CamelConfiguration {
         BrokerAdapter broker = openBroker(new BrokerSetup(settings, registry, started::push, journal, store));
 
         FolderConnector folder = new FolderConnector();
-        HttpTimeouts http = new HttpTimeouts(settings.requiredMillis("http.connect-timeout-ms"),
-                settings.requiredMillis("http.idle-timeout-ms"), settings.requiredMillis("http.body-deadline-ms"),
-                (int) settings.requiredNumber("http.max-redirects"));
+        HttpTimeouts http = httpTimeouts(settings);
         long maxBytes = settings.requiredNumber("ingest.max-bytes");
         Embedder embedder = new MiniLmEmbedder();
-        WindowChunker chunker = new WindowChunker(
-                (int) settings.requiredNumber("chunk.max-chars"),
-                (int) settings.number("chunk.max-tokens", embedder.maxTokens()),
-                (int) settings.requiredNumber("chunk.overlap-words"), embedder::countTokens);
-        Map<String, SourceConnector> connectors = Map.of(folder.scheme(), folder,
-                "http", new HttpConnector("http", http), "https", new HttpConnector("https", http));
+        WindowChunker chunker = chunker(settings, embedder);
+        Map<String, SourceConnector> connectors = connectors(settings, database, http);
         Map<String, String> connectorVersions = new TreeMap<>();
         connectors.forEach((scheme, c) -> connectorVersions.put(scheme, c.version()));
         PipelineVersions versions = new PipelineVersions(connectorVersions, ParserVersion.CURRENT, chunker.version(),
@@ -152,6 +148,7 @@ public final class AppConfiguration implements CamelConfiguration {
         registry.bind("quarantineStore", store);
         registry.bind("documentIndex", index);
         registry.bind("quarantineQueries", new QuarantineQueries(database.dataSource()));
+        registry.bind("sourceTotals", new SourceTotals(database.dataSource(), clock));
         registry.bind("dlqSweeper", new DlqSweeper(store, broker, clock, settings.requiredMillis("dlq.sweep-backoff-initial-ms"),
                 settings.requiredMillis("dlq.sweep-backoff-max-ms")));
         registry.bind("quarantineRecorder", new QuarantineRecorder(store, versions, metrics));
@@ -168,7 +165,44 @@ public final class AppConfiguration implements CamelConfiguration {
         return SourceAccess.fromProperties(p);
     }
 
-    private static ParseLimits parseLimits(Settings s) {
+    /** @return the chunker of {@code chunk.*} for the embedder's tokens */
+    /** @return the HTTP connector's bounds, {@code http.*} */
+    static HttpTimeouts httpTimeouts(Settings settings) {
+        return new HttpTimeouts(settings.requiredMillis("http.connect-timeout-ms"),
+                settings.requiredMillis("http.idle-timeout-ms"), settings.requiredMillis("http.body-deadline-ms"),
+                (int) settings.requiredNumber("http.max-redirects"));
+    }
+
+    /** @return the chunker of {@code chunk.*} for the embedder's tokens */
+    static WindowChunker chunker(Settings settings, Embedder embedder) {
+        return new WindowChunker(
+                (int) settings.requiredNumber("chunk.max-chars"),
+                (int) settings.number("chunk.max-tokens", embedder.maxTokens()),
+                (int) settings.requiredNumber("chunk.overlap-words"), embedder::countTokens);
+    }
+
+    /**
+     * The source connectors by URI scheme, each taking a token of its origin's shared bucket before every HEAD
+     * and GET when {@code source-requests.max-per-s} is set (the drain draws from the same buckets).
+     */
+    static Map<String, SourceConnector> connectors(Settings settings, Database database, HttpTimeouts http) {
+        Map<String, SourceConnector> connectors = Map.of("file", new FolderConnector(),
+                "http", new HttpConnector("http", http), "https", new HttpConnector("https", http));
+        SourceRequestThrottle throttle = sharedThrottle(settings, database);
+        Map<String, SourceConnector> throttled = new java.util.HashMap<>();
+        connectors.forEach((scheme, c) -> throttled.put(scheme, throttle.around(c)));
+        return Map.copyOf(throttled);
+    }
+
+    /** @return the shared bucket of source requests, or unlimited when {@code source-requests.max-per-s} is unset */
+    static SourceRequestThrottle sharedThrottle(Settings settings, Database database) {
+        return settings.find("source-requests.max-per-s")
+                .map(rate -> SourceRequestThrottle.sharedInPostgres(database.dataSource(), Double.parseDouble(rate),
+                        settings.requiredNumber(SourceRequestThrottle.HEADROOM_PROPERTY)))
+                .orElse(SourceRequestThrottle.unlimited());
+    }
+
+    static ParseLimits parseLimits(Settings s) {
         ParseLimits d = ParseLimits.defaults();
         return d.withMaxHeapMb((int) s.number(ParseLimits.PROPERTY_MAX_HEAP_MB, d.maxHeapMb()))
                 .withTimeout(s.millis(ParseLimits.PROPERTY_TIMEOUT_MS, d.timeout()))

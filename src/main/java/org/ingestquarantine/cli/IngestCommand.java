@@ -13,7 +13,9 @@ import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 import org.ingestquarantine.app.PipelineApp;
 import org.ingestquarantine.delivery.IngestPublisher;
+import org.ingestquarantine.ingest.FolderConnector;
 import org.ingestquarantine.ingest.SourceAccess;
+import org.ingestquarantine.ingest.SourceTotals;
 import org.ingestquarantine.metrics.PipelineMetrics;
 import org.ingestquarantine.pipeline.IngestMessage;
 import picocli.CommandLine.Command;
@@ -73,6 +75,9 @@ final class IngestCommand implements Callable<Integer> {
         Map<String, String> roots = Map.of(SourceAccess.PREFIX + sourceName + ".file-roots", root.toString());
         try (PipelineApp app = PipelineApp.start(common.profile, common.dataDir, roots)) {
             long startupMs = Duration.ofNanos(System.nanoTime() - started).toMillis();
+            // the folder's file count is the source's total: coverage's known denominator
+            app.bean("sourceTotals", SourceTotals.class).record(sourceName, files.size(), FolderConnector.VERSION,
+                    root.toUri());
             IngestPublisher publisher = app.bean("ingestPublisher", IngestPublisher.class);
             PipelineMetrics metrics = app.bean("pipelineMetrics", PipelineMetrics.class);
             Map<String, String> keys = new LinkedHashMap<>();

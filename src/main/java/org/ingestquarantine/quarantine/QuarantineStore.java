@@ -185,6 +185,20 @@ public final class QuarantineStore {
     }
 
     /**
+     * @param dlqId a record's ULID (26 characters)
+     * @return the record, if there is one with that id
+     * @throws QuarantineWriteException if the database cannot be read
+     */
+    public Optional<QuarantineRecord> findById(String dlqId) {
+        try {
+            return jdbc.queryFirst("SELECT * FROM quarantine WHERE dlq_id = ?", QuarantineRecord::new, dlqId);
+        } catch (SQLException e) {
+            throw new QuarantineWriteException("quarantine record " + dlqId + " could not be read ("
+                    + SqlFailure.describe(e) + "); retry when PostgreSQL answers again", e);
+        }
+    }
+
+    /**
      * @param dlqId a record's ULID
      * @return its attempts, oldest first; empty if there is no such record
      * @throws QuarantineWriteException if the database cannot be read

@@ -24,12 +24,18 @@ class LayeringTest {
         slices().matching(ROOT + "(**)").should().beFreeOfCycles().check(PRODUCT);
     }
 
-    /** The floors of the house, top to bottom; a layer may use only the layers below it. */
+    /**
+     * The floors of the house, top to bottom; a layer may use only the layers below it. The operator's
+     * service layer sits below the commands and the HTTP API (web) and above what it reads and repairs;
+     * web does not reach the brokers, and the operator layer uses delivery only for the attempt journal.
+     */
     @Test
     void shouldPointDownOnly() {
         layeredArchitecture().consideringOnlyDependenciesInLayers()
             .layer("cli").definedBy(ROOT + "cli..")
             .layer("app").definedBy(ROOT + "app..")
+            .optionalLayer("web").definedBy(ROOT + "web..")
+            .layer("operator").definedBy(ROOT + "operator..")
             .layer("broker").definedBy(ROOT + "broker..")
             .layer("delivery").definedBy(ROOT + "delivery..")
             .layer("quarantine").definedBy(ROOT + "quarantine..")
@@ -41,19 +47,23 @@ class LayeringTest {
             .layer("db").definedBy(ROOT + "db..")
             .whereLayer("cli").mayNotBeAccessedByAnyLayer()
             .whereLayer("app").mayOnlyBeAccessedByLayers("cli")
+            .whereLayer("web").mayOnlyBeAccessedByLayers("cli", "app")
+            .whereLayer("operator").mayOnlyBeAccessedByLayers("cli", "app", "web")
             .whereLayer("broker").mayOnlyBeAccessedByLayers("cli", "app")
-            .whereLayer("delivery").mayOnlyBeAccessedByLayers("cli", "app", "broker")
-            .whereLayer("quarantine").mayOnlyBeAccessedByLayers("cli", "app", "broker", "delivery")
-            .whereLayer("ingest").mayOnlyBeAccessedByLayers("cli", "app", "broker", "delivery", "quarantine")
-            .whereLayer("parse").mayOnlyBeAccessedByLayers("cli", "app", "broker", "delivery", "quarantine", "ingest")
-            .whereLayer("metrics").mayOnlyBeAccessedByLayers("cli", "app", "broker", "delivery", "quarantine", "ingest",
-                    "parse")
-            .whereLayer("pipeline").mayOnlyBeAccessedByLayers("cli", "app", "broker", "delivery", "quarantine",
-                    "ingest", "parse", "metrics")
-            .whereLayer("failure").mayOnlyBeAccessedByLayers("cli", "app", "broker", "delivery", "quarantine",
-                    "ingest", "parse", "metrics", "pipeline")
-            .whereLayer("db").mayOnlyBeAccessedByLayers("cli", "app", "broker", "delivery", "quarantine", "ingest",
-                    "parse", "metrics", "pipeline", "failure")
+            .whereLayer("delivery").mayOnlyBeAccessedByLayers("cli", "app", "broker", "operator")
+            .whereLayer("quarantine").mayOnlyBeAccessedByLayers("cli", "app", "web", "operator", "broker", "delivery")
+            .whereLayer("ingest").mayOnlyBeAccessedByLayers("cli", "app", "web", "operator", "broker", "delivery",
+                    "quarantine")
+            .whereLayer("parse").mayOnlyBeAccessedByLayers("cli", "app", "web", "operator", "broker", "delivery",
+                    "quarantine", "ingest")
+            .whereLayer("metrics").mayOnlyBeAccessedByLayers("cli", "app", "web", "operator", "broker", "delivery",
+                    "quarantine", "ingest", "parse")
+            .whereLayer("pipeline").mayOnlyBeAccessedByLayers("cli", "app", "web", "operator", "broker", "delivery",
+                    "quarantine", "ingest", "parse", "metrics")
+            .whereLayer("failure").mayOnlyBeAccessedByLayers("cli", "app", "web", "operator", "broker", "delivery",
+                    "quarantine", "ingest", "parse", "metrics", "pipeline")
+            .whereLayer("db").mayOnlyBeAccessedByLayers("cli", "app", "web", "operator", "broker", "delivery",
+                    "quarantine", "ingest", "parse", "metrics", "pipeline", "failure")
                 .check(PRODUCT);
     }
 }

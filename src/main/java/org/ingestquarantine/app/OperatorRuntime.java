@@ -1,0 +1,208 @@
+package org.ingestquarantine.app;
+
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.Map;
+import java.util.Optional;
+import org.ingestquarantine.db.Database;
+import org.ingestquarantine.db.EmbeddedPostgresService;
+import org.ingestquarantine.ingest.DocumentIndex;
+import org.ingestquarantine.ingest.Embedder;
+import org.ingestquarantine.ingest.MiniLmEmbedder;
+import org.ingestquarantine.ingest.SourceAccess;
+import org.ingestquarantine.ingest.SourceConnector;
+import org.ingestquarantine.ingest.SourceRequestThrottle;
+import org.ingestquarantine.ingest.SourceTotals;
+import org.ingestquarantine.ingest.WindowChunker;
+import org.ingestquarantine.operator.Dispositions;
+import org.ingestquarantine.operator.Drain;
+import org.ingestquarantine.operator.OperatorService;
+import org.ingestquarantine.parse.DocumentParser;
+import org.ingestquarantine.parse.ParserVersion;
+import org.ingestquarantine.parse.WorkerPoolParser;
+import org.ingestquarantine.pipeline.PipelineVersions;
+import org.ingestquarantine.pipeline.Settings;
+import org.ingestquarantine.quarantine.LocalPayloadStore;
+import org.ingestquarantine.quarantine.PayloadStore;
+import org.ingestquarantine.quarantine.QuarantineStore;
+
+/**
+ * What the operator commands need, and nothing more: the database and the payload store of a data folder,
+ * without broker, routes, model or parser workers. With {@code db.mode=embedded} (the embedded profile's
+ * default) it takes the data folder's lock and starts the embedded PostgreSQL kept in
+ * {@code <data-dir>/postgres}; with {@code db.mode=external} it connects to {@code db.url} and takes no lock.
+ * The payload store is {@code <data-dir>/objects} either way. Closing stops what it started, newest first.
+ */
+public final class OperatorRuntime implements AutoCloseable {
+
+    private final Deque<AutoCloseable> started;
+    private final Settings settings;
+    private final Path dataDir;
+    private final Database database;
+    private final SourceAccess sources;
+    private final PayloadStore payloads;
+    private final QuarantineStore store;
+    private final OperatorService service;
+
+    private OperatorRuntime(Deque<AutoCloseable> started, Settings settings, SourceAccess sources, Path dataDir,
+                            Database database) {
+        this.sources = sources;
+        this.started = started;
+        this.settings = settings;
+        this.dataDir = dataDir;
+        this.database = database;
+        this.payloads = new LocalPayloadStore(dataDir.resolve("objects"));
+        Clock clock = Clock.systemUTC();
+        this.store = new QuarantineStore(database.dataSource(), payloads, clock);
+        this.service = new OperatorService(database.dataSource(), store, payloads, this::ownerOf, clock);
+    }
+
+    /**
+     * @param profile a profile of {@link PipelineApp#PROFILES}
+     * @param dataDir the data folder (payload store; embedded database and lock with {@code db.mode=embedded})
+     * @param overrides properties that win over the profile's
+     * @return the open runtime; close it
+     * @throws org.ingestquarantine.db.DatabaseUnavailableException if the database cannot be reached or migrated
+     * @throws IllegalStateException if another process holds the data folder (embedded database), or a
+     *     required property is missing
+     * @throws IllegalArgumentException if the profile is unknown
+     */
+    public static OperatorRuntime open(String profile, Path dataDir, Map<String, String> overrides) throws Exception {
+        Settings settings = ProfileProperties.load(profile, overrides);
+        SourceAccess sources = ProfileProperties.sources(profile, overrides);
+        Deque<AutoCloseable> started = new ArrayDeque<>();
+        try {
+            Duration timeout = settings.millis(Database.CONNECT_TIMEOUT_PROPERTY,
+                    Duration.ofMillis(Database.DEFAULT_CONNECT_TIMEOUT_MS));
+            Database database;
+            if ("embedded".equals(settings.required("db.mode"))) {
+                started.push(DataDirLock.acquire(dataDir));
+                EmbeddedPostgresService postgres = EmbeddedPostgresService.start(dataDir.resolve("postgres"),
+                        (int) settings.number("db.port", 0));
+                started.push(postgres);
+                database = Database.open(postgres.jdbcUrl(), postgres.user(), postgres.password(), timeout);
+            } else {
+                database = Database.open(settings.required(Database.URL_PROPERTY),
+                        settings.string("db.user", "postgres"), settings.string("db.password", ""), timeout);
+            }
+            started.push(database);
+            return new OperatorRuntime(started, settings, sources, dataDir, database);
+        } catch (Exception | Error e) {
+            closeAll(started, e);
+            throw e;
+        }
+    }
+
+    private Optional<String> ownerOf(String source) {
+        return settings.find("sources." + source + ".owner");
+    }
+
+    /** @return the operator's questions */
+    public OperatorService service() {
+        return service;
+    }
+
+    /** @return the merged properties of the profile */
+    public Settings settings() {
+        return settings;
+    }
+
+    /** @return the data folder */
+    public Path dataDir() {
+        return dataDir;
+    }
+
+    /** @return the migrated database */
+    public Database database() {
+        return database;
+    }
+
+    /** @return the payload store of the data folder */
+    public PayloadStore payloads() {
+        return payloads;
+    }
+
+    /**
+     * Starts the sandboxed parser as the pipeline configures it ({@code parse.*} properties; pool mode only: an
+     * operator re-parsing a hostile payload must not take its own JVM down).
+     *
+     * @return a started worker pool; close it
+     * @throws IllegalStateException if the workers do not start
+     */
+    public DocumentParser openParser() {
+        return new WorkerPoolParser(AppConfiguration.parseLimits(settings));
+    }
+
+    /**
+     * A drain wired as the pipeline is: the same connectors (and shared request buckets), parse limits,
+     * chunker, embedder and index; base URIs from {@code sources.<name>.base-uri}, else as the folder
+     * connector last reported them ({@code source_totals}).
+     *
+     * @param parser a started parser (see {@link #openParser()}); the caller closes it
+     * @return the drain
+     */
+    public Drain drain(DocumentParser parser) {
+        Embedder embedder = new MiniLmEmbedder();
+        WindowChunker chunker = AppConfiguration.chunker(settings, embedder);
+        Map<String, SourceConnector> connectors = AppConfiguration.connectors(settings, database,
+                AppConfiguration.httpTimeouts(settings));
+        Map<String, String> connectorVersions = new java.util.TreeMap<>();
+        connectors.forEach((scheme, c) -> connectorVersions.put(scheme, c.version()));
+        PipelineVersions versions = new PipelineVersions(connectorVersions, ParserVersion.CURRENT, chunker.version(),
+                embedder.version());
+        SourceTotals totals = new SourceTotals(database.dataSource(), Clock.systemUTC());
+        return Drain.builder().database(database.dataSource(), store)
+                .connectors(connectors)
+                .access(sources)
+                .pipeline(parser, chunker, embedder, new DocumentIndex(database.dataSource(), embedder.dimensions()), versions)
+                .baseUris(source -> settings.find("sources." + source + ".base-uri").map(URI::create)
+                        .or(() -> totals.baseUri(source)))
+                .throttle(SourceRequestThrottle.unlimited(), settings.requiredNumber(SourceRequestThrottle.HEADROOM_PROPERTY))
+                .work(workDir(), settings.requiredNumber("ingest.max-bytes"))
+                .build();
+    }
+
+    /** @return where the operator's temporary files go: {@code <data-dir>/work} */
+    public Path workDir() {
+        return dataDir.resolve("work");
+    }
+
+    /** @return dispose, expire-payloads, erase and journal pruning */
+    public Dispositions dispositions() {
+        return new Dispositions(database.dataSource(), store, payloads, Clock.systemUTC());
+    }
+
+    /** @return the evidence records */
+    public QuarantineStore store() {
+        return store;
+    }
+
+    @Override
+    public void close() throws Exception {
+        closeAll(started, null);
+    }
+
+    private static void closeAll(Deque<AutoCloseable> started, Throwable cause) throws Exception {
+        Exception first = null;
+        while (!started.isEmpty()) {
+            try {
+                started.pop().close();
+            } catch (Exception e) {
+                if (cause != null) {
+                    cause.addSuppressed(e);
+                } else if (first == null) {
+                    first = e;
+                } else {
+                    first.addSuppressed(e);
+                }
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+}

@@ -1,0 +1,102 @@
+package org.ingestquarantine.cli;
+
+import java.io.PrintWriter;
+import java.util.Locale;
+import java.util.Map;
+import me.tongfei.progressbar.ProgressBar;
+import me.tongfei.progressbar.ProgressBarBuilder;
+import me.tongfei.progressbar.ProgressBarStyle;
+import org.ingestquarantine.app.OperatorRuntime;
+import org.ingestquarantine.operator.Drain;
+import org.ingestquarantine.operator.DrainReport;
+import org.ingestquarantine.parse.DocumentParser;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code drain --fingerprint F [--parser-version V] [--class C] --limit N --rate R}. */
+@Command(name = "drain", mixinStandardHelpOptions = true,
+        description = {"Replays a cohort from its SOURCE (never the stored payload): the oldest N open records with the"
+                + " fingerprint, fixed when the run starts and recorded in drain_runs. HEAD 404/410 closes a record as"
+                + " deleted_at_source; a document that now indexes closes as repaired_content_changed (the source's"
+                + " version changed) or repaired_parser_fixed; a failure records a new attempt and stays open.",
+                "At most R source requests (HEAD and GET) per second. Counts per outcome sum to the selection; a canary"
+                        + " (N smaller than the cohort) also forecasts the whole cohort. Ctrl-C stops after the"
+                        + " document in hand: every record is closed with its outcome or open as before."})
+final class DrainCommand extends OperatorCommand {
+
+    @Option(names = "--fingerprint", required = true, paramLabel = "F", description = "The cohort's error fingerprint.")
+    String fingerprint;
+
+    @Option(names = "--parser-version", paramLabel = "V", description = "Only records of this parser version.")
+    String parserVersion;
+
+    @Option(names = "--class", paramLabel = "C", description = "Only records of this error class.")
+    String errorClass;
+
+    @Option(names = "--limit", required = true, paramLabel = "N", description = "Most records to replay (a canary: small).")
+    int limit;
+
+    @Option(names = "--rate", required = true, paramLabel = "R", description = "Most source requests per second, e.g. 5.")
+    double rate;
+
+    private Drain.Request request() {
+        return new Drain.Request(fingerprint, parserVersion, errorClass, limit, rate, System.getProperty("user.name"));
+    }
+
+    @Override
+    void validate() {
+        request().check();
+    }
+
+    @Override
+    int execute(OperatorRuntime runtime, PrintWriter out) throws Exception {
+        Thread worker = Thread.currentThread();
+        installInterrupt(worker);
+        boolean bar = !json && System.console() != null;
+        try (DocumentParser parser = runtime.openParser()) {
+            Drain drain = runtime.drain(parser);
+            DrainReport report;
+            if (bar) {
+                try (ProgressBar progress = new ProgressBarBuilder().setTaskName("drain").setInitialMax(limit)
+                        .setStyle(ProgressBarStyle.ASCII).continuousUpdate().build()) {
+                    report = drain.run(request(), (done, selected) -> {
+                        progress.maxHint(selected);
+                        progress.stepTo(done);
+                    });
+                }
+            } else {
+                report = drain.run(request(), (done, selected) -> { });
+            }
+            print(out, report, text(report));
+            return 0;
+        } finally {
+            Thread.interrupted(); // a Ctrl-C after the last record is not an error
+        }
+    }
+
+    private static void installInterrupt(Thread worker) {
+        try {
+            sun.misc.Signal.handle(new sun.misc.Signal("INT"), signal -> worker.interrupt());
+        } catch (IllegalArgumentException | UnsupportedOperationException e) {
+            // no SIGINT on this platform: Ctrl-C ends the JVM, each record stays closed or open as committed
+        }
+    }
+
+    private String text(DrainReport r) {
+        StringBuilder b = new StringBuilder();
+        b.append(String.format(Locale.ROOT, "drain run %s: %d of %d open records selected, %d source requests in %.1f s%s%n",
+                r.runId(), r.selected(), r.cohortDocuments(), r.sourceRequests(), r.elapsed().toMillis() / 1000.0,
+                r.interrupted() ? " (interrupted: not_tried records are open as before)" : ""));
+        for (Map.Entry<String, Long> e : r.outcomes().entrySet()) {
+            b.append(String.format(Locale.ROOT, "  %-40s %d%n", e.getKey(), e.getValue()));
+        }
+        DrainReport.Forecast f = r.forecast();
+        if (f != null) {
+            b.append(String.format(Locale.ROOT, "forecast for the whole cohort: %d documents, %d source requests, %s at %s/s;"
+                            + " the canary closed %.0f%% (95%% interval %.0f%%-%.0f%%)",
+                    f.documents(), f.sourceRequests(), age(f.duration()), rate, f.repairShare() * 100,
+                    f.repairShareLow() * 100, f.repairShareHigh() * 100));
+        }
+        return b.toString().stripTrailing();
+    }
+}

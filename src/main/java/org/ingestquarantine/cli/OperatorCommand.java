@@ -1,0 +1,108 @@
+package org.ingestquarantine.cli;
+
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.ingestquarantine.app.OperatorRuntime;
+import org.ingestquarantine.db.DatabaseAccessException;
+import org.ingestquarantine.operator.BadOperatorInputException;
+import org.ingestquarantine.web.OperatorJson;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * What every operator command shares: {@code --profile}, {@code --data-dir} and {@code --json}; the database
+ * alone is started ({@link OperatorRuntime}), never the pipeline. Exit codes: 0 answered, 1 the database (or
+ * the data folder) could not be used, 2 bad arguments or a name that matches nothing; on 1 and 2 one line on
+ * stderr says why, and nothing was changed.
+ */
+abstract class OperatorCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    CommonOptions common;
+
+    @Option(names = "--json", description = "Print one JSON object instead of a table.")
+    boolean json;
+
+    @Override
+    public final Integer call() {
+        String name = spec.name();
+        PrintWriter err = spec.commandLine().getErr();
+        if (!common.check(name, err)) {
+            return 2;
+        }
+        try {
+            validate();
+        } catch (BadOperatorInputException e) {
+            err.println(name + ": " + e.getMessage());
+            return 2;
+        }
+        try (OperatorRuntime runtime = OperatorRuntime.open(common.profile, common.dataDir, Map.of())) {
+            return execute(runtime, spec.commandLine().getOut());
+        } catch (BadOperatorInputException e) {
+            err.println(name + ": " + e.getMessage());
+            return 2;
+        } catch (Exception e) {
+            err.println(name + ": " + describe(e));
+            return 1;
+        }
+    }
+
+    /**
+     * Checks the arguments before the database is started.
+     *
+     * @throws BadOperatorInputException if they cannot be right
+     */
+    void validate() {
+    }
+
+    /**
+     * @param runtime the open database and payload store
+     * @param out where the answer goes
+     * @return the exit code
+     * @throws Exception anything; reported as one line, exit 1
+     */
+    abstract int execute(OperatorRuntime runtime, PrintWriter out) throws Exception;
+
+    /** Prints the report as JSON with {@code --json}, else the text. */
+    void print(PrintWriter out, Object report, String text) {
+        out.println(json ? OperatorJson.write(report) : text);
+        out.flush();
+    }
+
+    private static String describe(Exception e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof DatabaseAccessException || t instanceof IllegalStateException) {
+                return t.getMessage().lines().findFirst().orElse(t.getMessage());
+            }
+        }
+        return OneLineError.describe(e);
+    }
+
+    /** @return the instant to the second, or {@code -} */
+    static String time(Instant instant) {
+        return instant == null ? "-" : instant.truncatedTo(ChronoUnit.SECONDS).toString();
+    }
+
+    /** @return an age as {@code 3d 4h}, {@code 5h 2m} or {@code 40s}, or {@code -} */
+    static String age(Duration d) {
+        if (d == null) {
+            return "-";
+        }
+        if (d.toDays() > 0) {
+            return d.toDays() + "d " + d.toHoursPart() + "h";
+        }
+        if (d.toHours() > 0) {
+            return d.toHours() + "h " + d.toMinutesPart() + "m";
+        }
+        return d.toMinutes() > 0 ? d.toMinutes() + "m " + d.toSecondsPart() + "s" : Math.max(0, d.toSeconds()) + "s";
+    }
+}

@@ -1,0 +1,30 @@
+package org.ingestquarantine.cli;
+
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.Map;
+import org.ingestquarantine.app.OperatorRuntime;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code prune-journal [--older-than 30d]}: delete closed attempt-journal rows past an age. */
+@Command(name = "prune-journal", mixinStandardHelpOptions = true,
+        description = {"Deletes attempt-journal rows closed longer ago than the age, so the journal does not grow"
+                + " without bound. Open attempts (possible deaths) are never pruned. Keep the age far above any"
+                + " redelivery window: for Kafka the journal is the delivery counter."})
+final class PruneJournalCommand extends OperatorCommand {
+
+    @Option(names = "--older-than", paramLabel = "AGE", converter = AgeConverter.class,
+            description = "Age of closed_at, e.g. 30d (default: operator.journal-retention-days).")
+    Duration olderThan;
+
+    @Override
+    int execute(OperatorRuntime runtime, PrintWriter out) {
+        Duration age = olderThan != null ? olderThan
+                : Duration.ofDays(runtime.settings().requiredNumber("operator.journal-retention-days"));
+        int pruned = runtime.dispositions().pruneJournal(age);
+        print(out, Map.of("pruned", pruned, "older_than", age), pruned + " closed journal rows older than "
+                + age(age) + " deleted");
+        return 0;
+    }
+}

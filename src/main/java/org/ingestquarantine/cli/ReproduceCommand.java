@@ -1,0 +1,39 @@
+package org.ingestquarantine.cli;
+
+import java.io.PrintWriter;
+import org.ingestquarantine.app.OperatorRuntime;
+import org.ingestquarantine.operator.RecordRef;
+import org.ingestquarantine.operator.Reproducer;
+import org.ingestquarantine.operator.Reproduction;
+import org.ingestquarantine.parse.DocumentParser;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
+
+/** {@code reproduce <dlq_id | source/doc_id>}: parse the stored payload again with the running parser. */
+@Command(name = "reproduce", mixinStandardHelpOptions = true,
+        description = {"Parses the record's STORED payload again with the parser running now, in the sandboxed"
+                + " worker pool, after checking its sha256 against the record. Writes nothing.",
+                "Prints: same failure (fingerprint F), now parses (N pages, M chars), different failure"
+                        + " (fingerprint F2), or payload expired/erased. Exit 0 for any of these, 1 when the stored"
+                        + " bytes do not match the record's sha256."})
+final class ReproduceCommand extends OperatorCommand {
+
+    @Parameters(index = "0", paramLabel = "RECORD", description = "A dlq_id, or source/doc_id as in the logs.")
+    String ref;
+
+    @Override
+    void validate() {
+        RecordRef.parse(ref);
+    }
+
+    @Override
+    int execute(OperatorRuntime runtime, PrintWriter out) throws Exception {
+        runtime.service().show(ref); // an unknown record is refused before the workers start
+        try (DocumentParser parser = runtime.openParser()) {
+            Reproduction r = new Reproducer(runtime.service(), runtime.payloads(), parser, runtime.workDir())
+                    .reproduce(ref);
+            print(out, r, r.document() + ": " + r.summary());
+            return r.outcome() == Reproduction.Outcome.PAYLOAD_MISMATCH ? 1 : 0;
+        }
+    }
+}

@@ -1,0 +1,42 @@
+package org.ingestquarantine.cli;
+
+import java.io.PrintWriter;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import org.ingestquarantine.app.OperatorRuntime;
+import org.ingestquarantine.web.OperatorApi;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code serve [--port P]}: the operator's HTTP JSON API on its own over a data folder, until stopped. */
+@Command(name = "serve", mixinStandardHelpOptions = true,
+        description = {"Serves the operator's HTTP JSON API (GET /api/stats, /api/cohorts, /api/coverage,"
+                + " /api/records/<ref>, /api/overdue; POST /api/dispose) over the data folder's database, until"
+                + " SIGTERM or Ctrl-C. Listens on operator.api-host (default loopback); every request needs"
+                + " 'Authorization: Bearer <operator.api-token>'."})
+final class ServeCommand extends OperatorCommand {
+
+    @Option(names = "--port", paramLabel = "P", description = "TCP port (default: operator.api-port; 0 = any free port).")
+    Integer port;
+
+    @Override
+    int execute(OperatorRuntime runtime, PrintWriter out) throws Exception {
+        var settings = runtime.settings();
+        int p = port != null ? port : (int) settings.requiredNumber("operator.api-port");
+        InetSocketAddress address = new InetSocketAddress(settings.required("operator.api-host"), p);
+        CountDownLatch stop = new CountDownLatch(1);
+        for (String signal : new String[] {"TERM", "INT"}) {
+            sun.misc.Signal.handle(new sun.misc.Signal(signal), s -> stop.countDown());
+        }
+        try (OperatorApi api = OperatorApi.start(address, runtime.service(), runtime.dispositions(),
+                settings.find("operator.api-token").orElse(null),
+                Duration.ofDays(settings.requiredNumber("operator.retention-age-days")))) {
+            out.println("serving the operator API on http://" + address.getHostString() + ":" + api.port()
+                    + "/api/ (SIGTERM or Ctrl-C stops)");
+            out.flush();
+            stop.await();
+        }
+        return 0;
+    }
+}

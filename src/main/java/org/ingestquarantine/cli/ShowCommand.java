@@ -1,0 +1,65 @@
+package org.ingestquarantine.cli;
+
+import java.io.PrintWriter;
+import org.ingestquarantine.app.OperatorRuntime;
+import org.ingestquarantine.operator.RecordDetail;
+import org.ingestquarantine.operator.RecordRef;
+import org.ingestquarantine.operator.RecordView;
+import org.ingestquarantine.quarantine.QuarantineAttempt;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
+
+/** {@code show <dlq_id | source/doc_id>}: the whole evidence record with its attempt history. */
+@Command(name = "show", mixinStandardHelpOptions = true,
+        description = "The whole evidence record with its attempt history, versions, payload and trace locations.")
+final class ShowCommand extends OperatorCommand {
+
+    @Parameters(index = "0", paramLabel = "RECORD", description = "A dlq_id, or source/doc_id as in the logs.")
+    String ref;
+
+    @Override
+    void validate() {
+        RecordRef.parse(ref);
+    }
+
+    @Override
+    int execute(OperatorRuntime runtime, PrintWriter out) {
+        RecordDetail d = runtime.service().show(ref);
+        RecordView r = d.record();
+        StringBuilder b = new StringBuilder();
+        field(b, "dlq_id", r.dlqId());
+        field(b, "document", r.source() + "/" + r.docId());
+        field(b, "disposition", r.disposition() + (r.closedAt() == null ? "" : " since " + time(r.closedAt())));
+        field(b, "reason_code", r.reasonCode());
+        field(b, "owner", r.owner());
+        field(b, "error", r.errorClass() + " " + r.errorType());
+        field(b, "error_message", r.errorMessage());
+        field(b, "fingerprint", r.errorFingerprint());
+        field(b, "stage", r.stage());
+        field(b, "attempts", r.attempts() + ", first seen " + time(r.firstSeenAt()) + ", last seen " + time(r.lastSeenAt()));
+        field(b, "source_version", r.sourceVersion() + (r.sourceUpdatedAt() == null ? "" : " (updated " + time(r.sourceUpdatedAt()) + ")"));
+        field(b, "cursor / seq", java.util.Objects.toString(r.cursorAtArrival(), "-") + " / "
+                + java.util.Objects.toString(r.ingestSeq(), "-"));
+        field(b, "versions", "connector " + r.connectorVersion() + ", parser " + r.parserVersion() + ", chunker "
+                + r.chunkerVersion() + ", embedder " + r.embedderVersion());
+        field(b, "content_type", r.contentType());
+        field(b, "payload", r.payloadUri() == null ? "none (never fetched, expired or erased)"
+                : r.payloadUri() + " (" + r.payloadBytes() + " bytes, sha256 " + r.payloadSha256() + ")"
+                + (d.payloadStored() ? "" : " MISSING from the store"));
+        field(b, "stack_trace", r.stackTraceUri() == null ? "none"
+                : r.stackTraceUri() + (d.stackTraceStored() ? "" : " MISSING from the store"));
+        Table t = new Table("attempt", "seen_at", "class", "error_type", "fingerprint", "reason", "stage",
+                "source_version", "parser_version", "delivery");
+        for (QuarantineAttempt a : d.attempts()) {
+            t.row(a.attemptNo(), time(a.seenAt()), a.errorClass().code(), a.errorType(), a.errorFingerprint(),
+                    a.reasonCode(), a.stage(), a.sourceVersion(), a.parserVersion(),
+                    (a.deliveryKey() == null ? "-" : a.deliveryKey()) + " #" + a.deliveryCount());
+        }
+        print(out, d, b + System.lineSeparator() + t);
+        return 0;
+    }
+
+    private static void field(StringBuilder b, String name, Object value) {
+        b.append(String.format("%-16s%s%n", name, value == null ? "-" : value.toString().replaceAll("\\p{Cntrl}", " ")));
+    }
+}

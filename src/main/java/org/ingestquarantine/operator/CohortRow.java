@@ -1,0 +1,24 @@
+package org.ingestquarantine.operator;
+
+import java.time.Instant;
+
+/**
+ * One cohort of open records: (parser_version, error_class, error_fingerprint).
+ *
+ * @param parserVersion parser version of the records, or null if unknown
+ * @param staleParser whether that version is not the parser running now (a drain is likely to repair these)
+ * @param errorClass latest error class code
+ * @param errorFingerprint latest fingerprint, or null if unknown
+ * @param documents open records in the cohort
+ * @param attempts failures recorded over those records
+ * @param since earliest first_seen_at
+ * @param lastSeen latest last_seen_at
+ * @param exampleDlqId one record of the cohort (its smallest dlq_id)
+ * @param exampleErrorType that record's error type
+ * @param exampleMessage that record's error message, first line, at most {@value OperatorQueries#EXAMPLE_MESSAGE_CHARS}
+ *     characters; may quote document text, so it is shown to the operator and never logged
+ */
+public record CohortRow(String parserVersion, boolean staleParser, String errorClass, String errorFingerprint,
+                        long documents, long attempts, Instant since, Instant lastSeen, String exampleDlqId,
+                        String exampleErrorType, String exampleMessage) {
+}

@@ -1,0 +1,242 @@
+package org.ingestquarantine.operator;
+
+import java.io.IOException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import javax.sql.DataSource;
+import org.ingestquarantine.db.DatabaseAccessException;
+import org.ingestquarantine.db.SqlFailure;
+import org.ingestquarantine.db.SqlTime;
+import org.ingestquarantine.quarantine.Disposition;
+import org.ingestquarantine.quarantine.PayloadStore;
+import org.ingestquarantine.quarantine.QuarantineRecord;
+import org.ingestquarantine.quarantine.QuarantineStore;
+
+/**
+ * The operator's changes to the residue: {@code dispose} (a cohort to the unindexable register),
+ * {@code expire-payloads}, {@code erase} and journal pruning. No quarantine row is ever deleted; erasure
+ * leaves a tombstone. Each change of the database is one transaction. Objects are deleted before the rows
+ * that name them are cleared, so a failure in between leaves a row naming a missing object (reproduce reads
+ * it as expired) and running the same command again finishes the job. Every method throws {@link DatabaseAccessException} when the database fails. Thread-safe.
+ */
+public final class Dispositions {
+
+    private final DataSource dataSource;
+    private final QuarantineStore store;
+    private final PayloadStore payloads;
+    private final Clock clock;
+
+    /**
+     * @param dataSource a pool on the migrated schema
+     * @param store the evidence records
+     * @param payloads where payloads and stack traces live
+     * @param clock the time of closings and the reference of ages
+     */
+    public Dispositions(DataSource dataSource, QuarantineStore store, PayloadStore payloads, Clock clock) {
+        this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        this.store = Objects.requireNonNull(store, "store");
+        this.payloads = Objects.requireNonNull(payloads, "payloads");
+        this.clock = Objects.requireNonNull(clock, "clock");
+    }
+
+    /**
+     * Moves every OPEN record of a cohort to {@code unindexable} with a reason code and an owner. They stay
+     * in coverage's denominator, so coverage does not change.
+     *
+     * @param fingerprint the cohort's error fingerprint
+     * @param parserVersion only records of this parser version, or null for every version
+     * @param reasonCode why they cannot be indexed, e.g. {@code vendor_format}; not blank
+     * @param owner the team that owns the decision; not blank
+     * @return records moved, at least 1
+     * @throws BadOperatorInputException if reason or owner is blank, or no open record has that fingerprint
+     *     (and parser version); nothing was changed
+     */
+    public int disposeUnindexable(String fingerprint, String parserVersion, String reasonCode, String owner) {
+        requireText(fingerprint, "--fingerprint");
+        requireText(reasonCode, "--reason");
+        requireText(owner, "--owner");
+        String sql = "UPDATE quarantine SET disposition = 'unindexable', closed_at = ?, reason_code = ?, owner = ?"
+                + " WHERE disposition = 'open' AND error_fingerprint = ?"
+                + (parserVersion == null ? "" : " AND parser_version = ?");
+        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(sql)) {
+            SqlTime.set(s, 1, now());
+            s.setString(2, reasonCode.trim());
+            s.setString(3, owner.trim());
+            s.setString(4, fingerprint.trim());
+            if (parserVersion != null) {
+                s.setString(5, parserVersion.trim());
+            }
+            int moved = s.executeUpdate();
+            if (moved == 0) {
+                throw new BadOperatorInputException("no open record has fingerprint " + RecordRef.bounded(fingerprint)
+                        + (parserVersion == null ? "" : " with parser version " + RecordRef.bounded(parserVersion))
+                        + "; list cohorts with 'cohorts'");
+            }
+            return moved;
+        } catch (SQLException e) {
+            throw failure("the cohort was not disposed", e);
+        }
+    }
+
+    /**
+     * Deletes the payload objects of records last seen before {@code now - olderThan} and clears their
+     * {@code payload_uri}; rows, {@code payload_sha256} and {@code payload_bytes} stay (the evidence of what
+     * was seen). An object still named by a record that is not expiring (the same bytes, content-addressed)
+     * is kept. A later drain goes back to the source; {@code reproduce} says "payload expired/erased".
+     *
+     * @param olderThan age of last_seen_at, positive
+     * @return records whose payload expired
+     * @throws BadOperatorInputException if {@code olderThan} is not positive
+     * @throws IOException if an object cannot be deleted; rows whose objects were not deleted are unchanged
+     */
+    public int expirePayloads(Duration olderThan) throws IOException {
+        requirePositive(olderThan, "--older-than");
+        Instant cutOff = now().minus(olderThan);
+        List<String[]> expiring = new ArrayList<>();
+        select("SELECT dlq_id, payload_uri FROM quarantine WHERE payload_uri IS NOT NULL AND last_seen_at < ?",
+                cutOff, rs -> expiring.add(new String[] {rs.getString(1), rs.getString(2)}));
+        Set<String> stillNamed = new LinkedHashSet<>();
+        select("SELECT DISTINCT payload_uri FROM quarantine WHERE payload_uri IS NOT NULL AND last_seen_at >= ?",
+                cutOff, rs -> stillNamed.add(rs.getString(1)));
+        List<String> expired = new ArrayList<>();
+        for (String[] e : expiring) {
+            if (!stillNamed.contains(e[1])) {
+                payloads.delete(e[1]);
+            }
+            expired.add(e[0]);
+        }
+        if (expired.isEmpty()) {
+            return 0;
+        }
+        try (Connection c = dataSource.getConnection();
+             PreparedStatement s = c.prepareStatement("UPDATE quarantine SET payload_uri = NULL WHERE dlq_id = ANY (?)")) {
+            s.setArray(1, c.createArrayOf("bpchar", expired.toArray()));
+            return s.executeUpdate();
+        } catch (SQLException e) {
+            throw failure("expired payloads were deleted but their records not updated (they read as expired)", e);
+        }
+    }
+
+    /**
+     * Erases one document: its payload and stack trace objects, the error message text, the payload hashes
+     * of its attempt history, and its rows in the index ({@code chunks}, {@code documents}); the quarantine
+     * row stays as a tombstone with disposition {@code erased}.
+     *
+     * @param source connector name
+     * @param docId document id
+     * @return the tombstone, or null when the document had no quarantine record (its index rows, if any,
+     *     are removed all the same)
+     * @throws BadOperatorInputException if the document has neither a record nor index rows
+     * @throws org.ingestquarantine.quarantine.QuarantineWriteException if an object cannot be deleted; the
+     *     record is then unchanged, retry the erasure
+     */
+    public QuarantineRecord erase(String source, String docId) {
+        requireText(source, "--source");
+        requireText(docId, "--doc-id");
+        int indexRows;
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(false);
+            try {
+                indexRows = delete(c, "DELETE FROM chunks WHERE source = ? AND doc_id = ?", source, docId)
+                        + delete(c, "DELETE FROM documents WHERE source = ? AND doc_id = ?", source, docId);
+                try (PreparedStatement s = c.prepareStatement("UPDATE quarantine_attempt SET payload_sha256 = NULL"
+                        + " WHERE dlq_id = (SELECT dlq_id FROM quarantine WHERE source = ? AND doc_id = ?)")) {
+                    s.setString(1, source);
+                    s.setString(2, docId);
+                    s.executeUpdate();
+                }
+                c.commit();
+            } catch (SQLException | RuntimeException e) {
+                c.rollback();
+                throw e;
+            }
+        } catch (SQLException e) {
+            throw failure("document " + source + "/" + docId + " was not erased", e);
+        }
+        if (store.find(source, docId).isEmpty()) {
+            if (indexRows == 0) {
+                throw new BadOperatorInputException("nothing to erase: " + RecordRef.bounded(source + "/" + docId)
+                        + " has no quarantine record and is not in the index");
+            }
+            return null;
+        }
+        return store.close(source, docId, Disposition.ERASED, "erased", null);
+    }
+
+    /**
+     * Deletes attempt-journal rows closed before {@code now - olderThan}. Open attempts (possible deaths) are
+     * never pruned. The age must stay far above any redelivery window: for Kafka the journal is the delivery
+     * counter, so pruning a message still being redelivered would reset its count.
+     *
+     * @param olderThan age of closed_at, positive
+     * @return rows deleted
+     * @throws BadOperatorInputException if {@code olderThan} is not positive
+     */
+    public int pruneJournal(Duration olderThan) {
+        requirePositive(olderThan, "--older-than");
+        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(
+                "DELETE FROM attempt_journal WHERE closed_at IS NOT NULL AND closed_at < ?")) {
+            SqlTime.set(s, 1, now().minus(olderThan));
+            return s.executeUpdate();
+        } catch (SQLException e) {
+            throw failure("the attempt journal was not pruned", e);
+        }
+    }
+
+    private Instant now() {
+        return clock.instant().truncatedTo(ChronoUnit.MICROS);
+    }
+
+    private static int delete(Connection c, String sql, String source, String docId) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement(sql)) {
+            s.setString(1, source);
+            s.setString(2, docId);
+            return s.executeUpdate();
+        }
+    }
+
+    private interface RowReader {
+        void read(ResultSet rs) throws SQLException;
+    }
+
+    private void select(String sql, Instant at, RowReader reader) {
+        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(sql)) {
+            SqlTime.set(s, 1, at);
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    reader.read(rs);
+                }
+            }
+        } catch (SQLException e) {
+            throw failure("payloads to expire could not be read", e);
+        }
+    }
+
+    private static void requireText(String value, String option) {
+        if (value == null || value.isBlank()) {
+            throw new BadOperatorInputException(option + " is required and must not be blank");
+        }
+    }
+
+    private static void requirePositive(Duration age, String option) {
+        if (age == null || age.isZero() || age.isNegative()) {
+            throw new BadOperatorInputException(option + " must be a positive age, e.g. 90d");
+        }
+    }
+
+    private static DatabaseAccessException failure(String what, SQLException e) {
+        return new DatabaseAccessException(what + " (" + SqlFailure.describe(e)
+                + "); retry when PostgreSQL answers again", e);
+    }
+}

@@ -1,0 +1,540 @@
+package org.ingestquarantine.operator;
+
+import com.github.f4b6a3.ulid.UlidCreator;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import javax.sql.DataSource;
+import org.ingestquarantine.db.DatabaseAccessException;
+import org.ingestquarantine.db.SqlFailure;
+import org.ingestquarantine.db.SqlTime;
+import org.ingestquarantine.delivery.ErrorTaxonomy;
+import org.ingestquarantine.failure.Classification;
+import org.ingestquarantine.failure.ErrorClass;
+import org.ingestquarantine.failure.ErrorClassifier;
+import org.ingestquarantine.failure.ErrorFingerprint;
+import org.ingestquarantine.ingest.Chunker;
+import org.ingestquarantine.ingest.DocumentIndex;
+import org.ingestquarantine.ingest.Embedder;
+import org.ingestquarantine.ingest.FetchedDocument;
+import org.ingestquarantine.ingest.IndexedChunk;
+import org.ingestquarantine.ingest.IndexedDocument;
+import org.ingestquarantine.ingest.SourceAccess;
+import org.ingestquarantine.ingest.SourceConnector;
+import org.ingestquarantine.ingest.SourceRequestThrottle;
+import org.ingestquarantine.ingest.TextChunk;
+import org.ingestquarantine.parse.DocumentParser;
+import org.ingestquarantine.parse.ParsedDocument;
+import org.ingestquarantine.pipeline.PipelineVersions;
+import org.ingestquarantine.quarantine.Disposition;
+import org.ingestquarantine.quarantine.FailureEvidence;
+import org.ingestquarantine.quarantine.QuarantineRecord;
+import org.ingestquarantine.quarantine.QuarantineStore;
+
+/**
+ * {@code drain}: replays a cohort from its SOURCE, never from the stored payload (DESIGN §6).
+ *
+ * <p>The selection is fixed when the run starts (rows of {@code drain_run_items}, written with the
+ * {@code drain_runs} row in one transaction), so records joining the cohort later are not swept in. For each
+ * selected record, oldest first: HEAD (404/410 → closed {@code deleted_at_source}), GET into a work file,
+ * parse in the sandbox, chunk, embed, index behind the index's version guard; success closes the record as
+ * {@code repaired_content_changed} when the source's version differs from the record's, else
+ * {@code repaired_parser_fixed}. A failure records a new attempt (its fingerprint may be new) and the record
+ * stays open. Every HEAD and GET first takes a token from the run's own bucket ({@code --rate}) and from the
+ * origin's shared bucket, if any. Rows are never deleted.
+ *
+ * <p>Interrupting the calling thread stops the run between documents: the document in hand finishes its one
+ * closing or recording write, the rest stay open as before and count as {@code not_tried}; the run row says
+ * {@code interrupted}. A kill leaves each record closed or open as before, too (each is changed by one
+ * commit), with the run row {@code running}.
+ */
+public final class Drain {
+
+    private final DataSource dataSource;
+    private final QuarantineStore store;
+    private final Map<String, SourceConnector> connectors;
+    private final DocumentParser parser;
+    private final Chunker chunker;
+    private final Embedder embedder;
+    private final DocumentIndex index;
+    private final PipelineVersions versions;
+    private final Function<String, Optional<URI>> baseUris;
+    private final SourceRequestThrottle shared;
+    private final SourceAccess access;
+    private final double headroomPercent;
+    private final Path workDir;
+    private final long maxBytes;
+    private final Clock clock;
+    private final ErrorClassifier classifier = ErrorTaxonomy.standard();
+
+    private Drain(Builder b) {
+        this.dataSource = Objects.requireNonNull(b.dataSource, "dataSource");
+        this.store = Objects.requireNonNull(b.store, "store");
+        this.connectors = Map.copyOf(b.connectors);
+        this.access = Objects.requireNonNull(b.access, "access");
+        this.parser = Objects.requireNonNull(b.parser, "parser");
+        this.chunker = Objects.requireNonNull(b.chunker, "chunker");
+        this.embedder = Objects.requireNonNull(b.embedder, "embedder");
+        this.index = Objects.requireNonNull(b.index, "index");
+        this.versions = Objects.requireNonNull(b.versions, "versions");
+        this.baseUris = Objects.requireNonNull(b.baseUris, "baseUris");
+        this.shared = b.shared == null ? SourceRequestThrottle.unlimited() : b.shared;
+        this.headroomPercent = b.headroomPercent;
+        this.workDir = Objects.requireNonNull(b.workDir, "workDir");
+        this.maxBytes = b.maxBytes;
+        this.clock = b.clock == null ? Clock.systemUTC() : b.clock;
+    }
+
+    /** @return a builder; every setter but {@code shared} and {@code clock} is required */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * What to drain.
+     *
+     * @param fingerprint the cohort's error fingerprint
+     * @param parserVersion only records of this parser version, or null
+     * @param errorClass only this error class code, or null
+     * @param limit most records to select, at least 1 (a canary is a small limit)
+     * @param ratePerSecond most source requests per second, positive
+     * @param startedBy who runs it (user name), recorded in {@code drain_runs}
+     */
+    public record Request(String fingerprint, String parserVersion, String errorClass, int limit,
+                          double ratePerSecond, String startedBy) {
+
+        /** @throws BadOperatorInputException if a value cannot be right */
+        public void check() {
+            if (fingerprint == null || fingerprint.isBlank()) {
+                throw new BadOperatorInputException("--fingerprint is required");
+            }
+            if (limit < 1) {
+                throw new BadOperatorInputException("--limit must be at least 1, was " + limit);
+            }
+            if (!(ratePerSecond > 0) || Double.isInfinite(ratePerSecond)) {
+                throw new BadOperatorInputException("--rate must be a positive number of source requests per second,"
+                        + " was " + ratePerSecond);
+            }
+            if (errorClass != null) {
+                try {
+                    ErrorClass.fromCode(errorClass);
+                } catch (IllegalArgumentException e) {
+                    throw new BadOperatorInputException("unknown error class '" + RecordRef.bounded(errorClass) + "'");
+                }
+            }
+        }
+    }
+
+    /**
+     * Runs a drain to its end or until the thread is interrupted.
+     *
+     * @param request what to drain
+     * @param progress told the records done after each one (for a progress bar); may do nothing
+     * @return the counts per outcome, summing to the selection, and a forecast when it was a canary
+     * @throws BadOperatorInputException if the request is malformed or no open record matches; nothing written
+     * @throws DatabaseAccessException if the database fails; records already handled keep their outcome
+     */
+    public DrainReport run(Request request, Progress progress) {
+        request.check();
+        long started = System.nanoTime();
+        String runId = UlidCreator.getMonotonicUlid().toString();
+        Selection selection = select(runId, request);
+        SourceRequestThrottle own = SourceRequestThrottle.local(request.ratePerSecond(), headroomPercent);
+        AtomicLong requests = new AtomicLong();
+        Map<String, Long> outcomes = new TreeMap<>();
+        boolean interrupted = false;
+        int done = 0;
+        for (String dlqId : selection.dlqIds()) {
+            String outcome;
+            if (interrupted || Thread.currentThread().isInterrupted()) {
+                interrupted = true;
+                outcome = "not_tried";
+            } else {
+                try {
+                    outcome = drainOne(runId, dlqId, own, requests);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                    outcome = "not_tried";
+                }
+                done++;
+                progress.update(done, selection.dlqIds().size());
+            }
+            outcomes.merge(outcome, 1L, Long::sum);
+            markItem(runId, dlqId, outcome);
+        }
+        Duration elapsed = Duration.ofNanos(System.nanoTime() - started);
+        DrainReport.Forecast forecast = selection.dlqIds().size() < selection.cohortDocuments()
+                ? forecast(selection, outcomes, requests.get(), request.ratePerSecond()) : null;
+        finish(runId, interrupted, outcomes, requests.get());
+        return new DrainReport(runId, selection.cohortDocuments(), selection.dlqIds().size(), outcomes, requests.get(),
+                elapsed, interrupted, forecast);
+    }
+
+    private String drainOne(String runId, String dlqId, SourceRequestThrottle own, AtomicLong requests)
+            throws InterruptedException {
+        QuarantineRecord record = store.findById(dlqId).orElseThrow();
+        if (record.disposition() != Disposition.OPEN) {
+            return "already_closed";
+        }
+        Optional<URI> uri = uriOf(record);
+        SourceConnector connector = uri.map(u -> connectors.get(u.getScheme())).orElse(null);
+        if (connector == null) {
+            return "no_source_uri";
+        }
+        Path work = null;
+        FetchedDocument fetched = null;
+        String stage = "preflight";
+        try {
+            take(own, uri.get(), requests);
+            try {
+                connector.head(uri.get(), access.guard(record.source()));
+            } catch (NoSuchFileException gone) {
+                store.close(record.source(), record.docId(), Disposition.DELETED_AT_SOURCE, "not_found", record.owner());
+                return Disposition.DELETED_AT_SOURCE.code();
+            }
+            stage = "fetch";
+            Files.createDirectories(workDir);
+            work = Files.createTempFile(workDir, "drain-", ".bin");
+            take(own, uri.get(), requests);
+            try {
+                fetched = connector.fetch(uri.get(), work, maxBytes, access.guard(record.source()));
+            } catch (NoSuchFileException gone) {
+                store.close(record.source(), record.docId(), Disposition.DELETED_AT_SOURCE, "not_found", record.owner());
+                return Disposition.DELETED_AT_SOURCE.code();
+            }
+            stage = "parse";
+            ParsedDocument parsed = parser.parse(fetched.file());
+            stage = "chunk";
+            List<TextChunk> chunks = chunker.chunk(parsed.pageTexts());
+            stage = "embed";
+            List<float[]> vectors = embedder.embed(chunks.stream().map(TextChunk::text).toList());
+            List<IndexedChunk> rows = new ArrayList<>(chunks.size());
+            for (int i = 0; i < chunks.size(); i++) {
+                TextChunk c = chunks.get(i);
+                rows.add(new IndexedChunk(c.seq(), c.text(), vectors.get(i), c.pageFrom(), c.pageTo()));
+            }
+            stage = "index";
+            index.index(new IndexedDocument(record.source(), record.docId(), fetched.sourceVersion(),
+                    fetched.sourceUpdatedAt(), fetched.sha256(), versions.parser(), versions.chunker(),
+                    versions.embedder(), parsed.pageCount(), rows));
+            Disposition repaired = Objects.equals(fetched.sourceVersion(), record.sourceVersion())
+                    ? Disposition.REPAIRED_PARSER_FIXED : Disposition.REPAIRED_CONTENT_CHANGED;
+            store.close(record.source(), record.docId(), repaired, null, record.owner());
+            return repaired.code();
+        } catch (InterruptedException e) {
+            throw e;
+        } catch (Exception e) {
+            if (Thread.currentThread().isInterrupted() || e instanceof java.io.InterruptedIOException) {
+                throw new InterruptedException("drain interrupted while asking the source");
+            }
+            QuarantineRecord after = recordFailure(runId, record, fetched, stage, e);
+            return "still_failing:" + after.errorFingerprint();
+        } finally {
+            if (work != null) {
+                try {
+                    Files.deleteIfExists(work);
+                } catch (IOException ignored) {
+                    // a leftover work file is harmless
+                }
+            }
+        }
+    }
+
+    private void take(SourceRequestThrottle own, URI uri, AtomicLong requests) throws InterruptedException {
+        own.acquire(uri);
+        shared.acquire(uri);
+        requests.incrementAndGet();
+    }
+
+    private QuarantineRecord recordFailure(String runId, QuarantineRecord record, FetchedDocument fetched,
+                                           String stage, Exception failure) {
+        Classification c = classifier.classify(failure);
+        StringWriter trace = new StringWriter();
+        failure.printStackTrace(new PrintWriter(trace));
+        FailureEvidence.Builder e = FailureEvidence.builder(record.source(), record.docId())
+                .stage(stage).errorClass(c.errorClass()).errorType(c.cause().getClass().getName())
+                .errorMessage(c.cause().getMessage()).errorFingerprint(ErrorFingerprint.of(failure))
+                .stackTrace(trace.toString()).reasonCode(c.reasonCode())
+                .deliveryKey("drain/" + runId + "/" + record.dlqId()).deliveryCount(1)
+                .connectorVersion(uriOf(record).map(versions::connectorFor).orElse(null)).parserVersion(versions.parser())
+                .chunkerVersion(versions.chunker()).embedderVersion(versions.embedder());
+        if (fetched != null) {
+            e.sourceVersion(fetched.sourceVersion()).sourceUpdatedAt(fetched.sourceUpdatedAt())
+                    .contentType(fetched.contentType()).payload(fetched.file());
+        }
+        return store.record(e.build());
+    }
+
+    private Optional<URI> uriOf(QuarantineRecord record) {
+        return baseUris.apply(record.source()).map(base -> {
+            try {
+                return base.resolve(new URI(null, null, record.docId(), null));
+            } catch (URISyntaxException | IllegalArgumentException e) {
+                return null;
+            }
+        });
+    }
+
+    /** Told after each record of a run. */
+    @FunctionalInterface
+    public interface Progress {
+        /**
+         * @param done records tried so far
+         * @param selected records in the run's selection
+         */
+        void update(int done, int selected);
+    }
+
+    private record Selection(int cohortDocuments, List<String> dlqIds) {
+    }
+
+    private Selection select(String runId, Request r) {
+        String where = " WHERE disposition = 'open' AND error_fingerprint = ?"
+                + (r.parserVersion() == null ? "" : " AND parser_version = ?")
+                + (r.errorClass() == null ? "" : " AND error_class = ?");
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(false);
+            c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+            try {
+                int cohort;
+                try (PreparedStatement s = c.prepareStatement("SELECT count(*) FROM quarantine" + where)) {
+                    bind(s, r);
+                    try (ResultSet rs = s.executeQuery()) {
+                        rs.next();
+                        cohort = rs.getInt(1);
+                    }
+                }
+                if (cohort == 0) {
+                    c.rollback();
+                    throw new BadOperatorInputException("no open record has fingerprint " + RecordRef.bounded(r.fingerprint())
+                            + (r.parserVersion() == null ? "" : " with parser version " + RecordRef.bounded(r.parserVersion()))
+                            + (r.errorClass() == null ? "" : " and class " + r.errorClass())
+                            + "; list cohorts with 'cohorts'");
+                }
+                List<String> ids = new ArrayList<>();
+                try (PreparedStatement s = c.prepareStatement("SELECT dlq_id FROM quarantine" + where
+                        + " ORDER BY first_seen_at, dlq_id LIMIT ?")) {
+                    int next = bind(s, r);
+                    s.setInt(next, r.limit());
+                    try (ResultSet rs = s.executeQuery()) {
+                        while (rs.next()) {
+                            ids.add(rs.getString(1));
+                        }
+                    }
+                }
+                try (PreparedStatement s = c.prepareStatement("INSERT INTO drain_runs (run_id, started_by, started_at,"
+                        + " error_fingerprint, parser_version, error_class, limit_documents, rate_per_s,"
+                        + " cohort_documents, selected) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+                    s.setString(1, runId);
+                    s.setString(2, r.startedBy() == null ? "unknown" : r.startedBy());
+                    SqlTime.set(s, 3, now());
+                    s.setString(4, r.fingerprint());
+                    s.setString(5, r.parserVersion());
+                    s.setString(6, r.errorClass());
+                    s.setInt(7, r.limit());
+                    s.setDouble(8, r.ratePerSecond());
+                    s.setInt(9, cohort);
+                    s.setInt(10, ids.size());
+                    s.executeUpdate();
+                }
+                try (PreparedStatement s = c.prepareStatement(
+                        "INSERT INTO drain_run_items (run_id, dlq_id) SELECT ?, unnest(?::text[])")) {
+                    s.setString(1, runId);
+                    s.setArray(2, c.createArrayOf("text", ids.toArray()));
+                    s.executeUpdate();
+                }
+                c.commit();
+                return new Selection(cohort, List.copyOf(ids));
+            } catch (SQLException | RuntimeException e) {
+                c.rollback();
+                throw e;
+            }
+        } catch (SQLException e) {
+            throw failure("the drain did not start", e);
+        }
+    }
+
+    private static int bind(PreparedStatement s, Request r) throws SQLException {
+        int i = 1;
+        s.setString(i++, r.fingerprint().trim());
+        if (r.parserVersion() != null) {
+            s.setString(i++, r.parserVersion());
+        }
+        if (r.errorClass() != null) {
+            s.setString(i++, ErrorClass.fromCode(r.errorClass()).code());
+        }
+        return i;
+    }
+
+    private void markItem(String runId, String dlqId, String outcome) {
+        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(
+                "UPDATE drain_run_items SET outcome = ? WHERE run_id = ? AND dlq_id = ?")) {
+            s.setString(1, outcome);
+            s.setString(2, runId);
+            s.setString(3, dlqId);
+            s.executeUpdate();
+        } catch (SQLException e) {
+            throw failure("the outcome of " + dlqId + " in drain run " + runId + " was not written", e);
+        }
+    }
+
+    private void finish(String runId, boolean interrupted, Map<String, Long> outcomes, long requests) {
+        StringBuilder json = new StringBuilder("{");
+        outcomes.forEach((k, v) -> json.append(json.length() > 1 ? "," : "").append('"')
+                .append(k.replace("\\", "\\\\").replace("\"", "\\\"")).append("\":").append(v));
+        json.append('}');
+        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(
+                "UPDATE drain_runs SET finished_at = ?, status = ?, outcome_counts = ?::jsonb, source_requests = ?"
+                        + " WHERE run_id = ?")) {
+            SqlTime.set(s, 1, now());
+            s.setString(2, interrupted ? "interrupted" : "finished");
+            s.setString(3, json.toString());
+            s.setLong(4, requests);
+            s.setString(5, runId);
+            s.executeUpdate();
+        } catch (SQLException e) {
+            throw failure("drain run " + runId + " was not closed (its records are)", e);
+        }
+    }
+
+    private static DrainReport.Forecast forecast(Selection selection, Map<String, Long> outcomes, long requests,
+                                                 double rate) {
+        long tried = selection.dlqIds().size() - outcomes.getOrDefault("not_tried", 0L);
+        long closed = outcomes.getOrDefault("repaired_parser_fixed", 0L)
+                + outcomes.getOrDefault("repaired_content_changed", 0L) + outcomes.getOrDefault("deleted_at_source", 0L);
+        double perDocument = tried == 0 ? 2.0 : (double) requests / tried;
+        long expectedRequests = Math.round(perDocument * selection.cohortDocuments());
+        double share = tried == 0 ? 0.0 : (double) closed / tried;
+        double[] interval = wilson(closed, tried);
+        return new DrainReport.Forecast(selection.cohortDocuments(), expectedRequests,
+                Duration.ofMillis(Math.round(expectedRequests / rate * 1000.0)), share, interval[0], interval[1]);
+    }
+
+    /** 95% Wilson score interval of a share {@code k/n}; [0, 1] when n is 0. */
+    static double[] wilson(long k, long n) {
+        if (n == 0) {
+            return new double[] {0.0, 1.0};
+        }
+        double z = 1.959964;
+        double p = (double) k / n;
+        double denominator = 1 + z * z / n;
+        double centre = (p + z * z / (2.0 * n)) / denominator;
+        double half = z * Math.sqrt(p * (1 - p) / n + z * z / (4.0 * n * n)) / denominator;
+        return new double[] {Math.max(0, centre - half), Math.min(1, centre + half)};
+    }
+
+    private Instant now() {
+        return clock.instant().truncatedTo(ChronoUnit.MICROS);
+    }
+
+    private static DatabaseAccessException failure(String what, SQLException e) {
+        return new DatabaseAccessException(what + " (" + SqlFailure.describe(e) + "); retry when PostgreSQL answers again", e);
+    }
+
+    /** Assembles a {@link Drain}. */
+    public static final class Builder {
+        private DataSource dataSource;
+        private QuarantineStore store;
+        private Map<String, SourceConnector> connectors = Map.of();
+        private SourceAccess access;
+        private DocumentParser parser;
+        private Chunker chunker;
+        private Embedder embedder;
+        private DocumentIndex index;
+        private PipelineVersions versions;
+        private Function<String, Optional<URI>> baseUris;
+        private SourceRequestThrottle shared;
+        private double headroomPercent;
+        private Path workDir;
+        private long maxBytes = Long.MAX_VALUE;
+        private Clock clock;
+
+        private Builder() {
+        }
+
+        /** @param v the database, with {@code store} on it */
+        public Builder database(DataSource v, QuarantineStore s) {
+            dataSource = v;
+            store = s;
+            return this;
+        }
+
+        /** @param v where each source's documents may live, the same the live pipeline checks */
+        public Builder access(SourceAccess v) {
+            access = v;
+            return this;
+        }
+
+        /** @param v connectors by URI scheme, the same the live pipeline uses */
+        public Builder connectors(Map<String, SourceConnector> v) {
+            connectors = v;
+            return this;
+        }
+
+        /** The running parse, chunk, embed and index, and their versions. */
+        public Builder pipeline(DocumentParser p, Chunker c, Embedder e, DocumentIndex i, PipelineVersions v) {
+            parser = p;
+            chunker = c;
+            embedder = e;
+            index = i;
+            versions = v;
+            return this;
+        }
+
+        /** @param v where a source's doc_ids resolve: {@code <base URI><doc_id>}; empty if unknown */
+        public Builder baseUris(Function<String, Optional<URI>> v) {
+            baseUris = v;
+            return this;
+        }
+
+        /**
+         * @param v the origins' shared ceiling (default: none beyond the run's own rate)
+         * @param headroom the run's own spacing headroom, percent (property
+         *     {@value SourceRequestThrottle#HEADROOM_PROPERTY}; default 0)
+         */
+        public Builder throttle(SourceRequestThrottle v, double headroom) {
+            shared = v;
+            headroomPercent = headroom;
+            return this;
+        }
+
+        /** @param dir folder for work files; @param max largest document accepted, bytes */
+        public Builder work(Path dir, long max) {
+            workDir = dir;
+            maxBytes = max;
+            return this;
+        }
+
+        /** @param v the time of closings and runs (default: system UTC) */
+        public Builder clock(Clock v) {
+            clock = v;
+            return this;
+        }
+
+        /** @return the drain */
+        public Drain build() {
+            return new Drain(this);
+        }
+    }
+}

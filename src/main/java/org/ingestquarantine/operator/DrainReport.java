@@ -1,0 +1,38 @@
+package org.ingestquarantine.operator;
+
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * What one drain run did. The outcome counts sum to {@code selected}: {@code repaired_parser_fixed},
+ * {@code repaired_content_changed}, {@code deleted_at_source}, {@code still_failing:<fingerprint>},
+ * {@code already_closed} (closed by someone else since the start), {@code no_source_uri} (the source has no
+ * base URI to re-fetch from) and {@code not_tried} (the run was interrupted first).
+ *
+ * @param runId the run's ULID in {@code drain_runs}
+ * @param cohortDocuments open records in the cohort when the run started
+ * @param selected records in this run's fixed selection ({@code min(limit, cohortDocuments)})
+ * @param outcomes outcome → documents, sorted by outcome
+ * @param sourceRequests HEAD and GET requests made to sources
+ * @param elapsed wall-clock time of the run
+ * @param interrupted whether the run was stopped before every selected record was tried
+ * @param forecast what the whole cohort is expected to need, when this run was a canary (selected fewer
+ *     than the cohort); null otherwise
+ */
+public record DrainReport(String runId, int cohortDocuments, int selected, Map<String, Long> outcomes,
+                          long sourceRequests, Duration elapsed, boolean interrupted, Forecast forecast) {
+
+    /**
+     * The canary's extrapolation to the whole cohort.
+     *
+     * @param documents open records in the cohort
+     * @param sourceRequests expected source requests (the canary's requests per document times documents)
+     * @param duration expected time at the run's rate (requests / rate)
+     * @param repairShare share of the canary's tried records that were repaired or deleted at source (closed)
+     * @param repairShareLow lower end of its 95% Wilson interval
+     * @param repairShareHigh upper end of its 95% Wilson interval
+     */
+    public record Forecast(int documents, long sourceRequests, Duration duration, double repairShare,
+                           double repairShareLow, double repairShareHigh) {
+    }
+}

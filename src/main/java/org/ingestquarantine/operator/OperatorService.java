@@ -1,0 +1,178 @@
+package org.ingestquarantine.operator;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Function;
+import javax.sql.DataSource;
+import org.ingestquarantine.failure.ErrorClass;
+import org.ingestquarantine.parse.ParserVersion;
+import org.ingestquarantine.quarantine.PayloadStore;
+import org.ingestquarantine.quarantine.QuarantineRecord;
+import org.ingestquarantine.quarantine.QuarantineStore;
+
+/**
+ * The operator's questions to the quarantine (DESIGN §5), behind the CLI and the HTTP API: stats, cohorts,
+ * coverage, show and overdue. Reads only, except that {@link #overdue(Duration)} first writes the configured
+ * owner on records that name none (see {@link #assignOwners()}).
+ *
+ * <p>Every method throws {@link org.ingestquarantine.db.DatabaseAccessException} (or the store's
+ * {@link org.ingestquarantine.quarantine.QuarantineWriteException}) when the database cannot be reached, and
+ * {@link BadOperatorInputException} for a name that matches nothing; either way nothing was changed.
+ * Thread-safe.
+ */
+public final class OperatorService {
+
+    /** Owner shown for records whose source names no team ({@code sources.<name>.owner} unset). */
+    public static final String UNOWNED = "(no owner configured)";
+
+    private final OperatorQueries queries;
+    private final QuarantineStore store;
+    private final PayloadStore payloads;
+    private final Function<String, Optional<String>> owners;
+    private final Clock clock;
+
+    /**
+     * @param dataSource a pool on the migrated schema
+     * @param store the evidence records
+     * @param payloads where payloads and stack traces live
+     * @param owners the team owning a source (configuration {@code sources.<name>.owner}), empty if none
+     * @param clock the time "now" for ages and cut-offs
+     */
+    public OperatorService(DataSource dataSource, QuarantineStore store, PayloadStore payloads,
+                           Function<String, Optional<String>> owners, Clock clock) {
+        this.queries = new OperatorQueries(dataSource);
+        this.store = Objects.requireNonNull(store, "store");
+        this.payloads = Objects.requireNonNull(payloads, "payloads");
+        this.owners = Objects.requireNonNull(owners, "owners");
+        this.clock = Objects.requireNonNull(clock, "clock");
+    }
+
+    /**
+     * @param source only this source, or null for every source
+     * @return records (attempts) and documents per source with their dispositions, and the total
+     */
+    public StatsReport stats(String source) {
+        return queries.stats(source);
+    }
+
+    /**
+     * Open records by (parser_version, error_class, error_fingerprint), most documents first. Cohorts whose
+     * parser version is not {@link ParserVersion#CURRENT} are marked stale.
+     *
+     * @param source only this source, or null
+     * @param errorClass only this class code (e.g. {@code ambiguous_parse}), or null
+     * @param limit at most this many cohorts, or null for every one; the report says how many were cut
+     * @return the cohorts
+     * @throws BadOperatorInputException if the class is unknown or the limit is below 1
+     */
+    public CohortReport cohorts(String source, String errorClass, Integer limit) {
+        String classCode = null;
+        if (errorClass != null) {
+            try {
+                classCode = ErrorClass.fromCode(errorClass).code();
+            } catch (IllegalArgumentException e) {
+                throw new BadOperatorInputException("unknown error class '" + RecordRef.bounded(errorClass)
+                        + "'; use one of " + java.util.Arrays.stream(ErrorClass.values()).map(ErrorClass::code).toList());
+            }
+        }
+        if (limit != null && limit < 1) {
+            throw new BadOperatorInputException("--limit must be at least 1, was " + limit);
+        }
+        List<CohortRow> all = queries.cohorts(source, classCode, ParserVersion.CURRENT);
+        List<CohortRow> shown = limit == null || limit >= all.size() ? all : all.subList(0, limit);
+        return new CohortReport(ParserVersion.CURRENT, all.size(), all.size() - shown.size(), List.copyOf(shown));
+    }
+
+    /**
+     * @return coverage per source: every source with a known total, indexed documents or records, sorted
+     */
+    public List<CoverageRow> coverage() {
+        return queries.coverage(clock.instant());
+    }
+
+    /**
+     * @param ref a dlq_id or {@code source/doc_id}
+     * @return the whole record, its attempts, and whether its payload and trace are still stored
+     * @throws BadOperatorInputException if no record has that name
+     */
+    public RecordDetail show(String ref) {
+        QuarantineRecord record = find(RecordRef.parse(ref));
+        return new RecordDetail(RecordView.of(record), store.attempts(record.dlqId()), stored(record.payloadUri()),
+                stored(record.stackTraceUri()));
+    }
+
+    /**
+     * @param ref a parsed reference
+     * @return the record it names
+     * @throws BadOperatorInputException if none
+     */
+    QuarantineRecord find(RecordRef ref) {
+        Optional<QuarantineRecord> found = ref.dlqId() != null ? store.findById(ref.dlqId())
+                : store.find(ref.source(), ref.docId());
+        return found.orElseThrow(() -> new BadOperatorInputException("no quarantine record "
+                + RecordRef.bounded(ref.toString()) + "; list records with 'cohorts' or 'overdue'"));
+    }
+
+    private boolean stored(String uri) {
+        try {
+            return uri != null && payloads.exists(uri);
+        } catch (IllegalArgumentException e) {
+            return false; // a URI of another store (moved data folder): not readable here
+        }
+    }
+
+    /**
+     * Open records first seen more than {@code olderThan} ago, by owner. First writes the configured owner
+     * ({@code sources.<name>.owner}) on every record that names none: the write path does not know owners,
+     * so records get theirs when the operator first asks.
+     *
+     * @param olderThan retention age, positive
+     * @return overdue records by owner, most documents first
+     * @throws BadOperatorInputException if {@code olderThan} is not positive
+     */
+    public OverdueReport overdue(Duration olderThan) {
+        if (olderThan.isZero() || olderThan.isNegative()) {
+            throw new BadOperatorInputException("--older-than must be positive, was " + olderThan);
+        }
+        assignOwners();
+        Instant cutOff = clock.instant().minus(olderThan);
+        Map<String, List<OverdueCohort>> byOwner = new LinkedHashMap<>();
+        for (Object[] row : queries.overdue(cutOff)) {
+            String owner = row[0] == null ? UNOWNED : (String) row[0];
+            byOwner.computeIfAbsent(owner, k -> new ArrayList<>()).add((OverdueCohort) row[1]);
+        }
+        List<OwnerOverdue> owners = new ArrayList<>();
+        long total = 0;
+        for (Map.Entry<String, List<OverdueCohort>> e : byOwner.entrySet()) {
+            long documents = e.getValue().stream().mapToLong(OverdueCohort::documents).sum();
+            Instant oldest = e.getValue().stream().map(OverdueCohort::oldestFirstSeen).min(Instant::compareTo).orElse(null);
+            owners.add(new OwnerOverdue(e.getKey(), documents, oldest, List.copyOf(e.getValue())));
+            total += documents;
+        }
+        owners.sort((a, b) -> Long.compare(b.documents(), a.documents()));
+        return new OverdueReport(cutOff, total, owners);
+    }
+
+    /**
+     * Writes each source's configured owner on its records that name none.
+     *
+     * @return records given an owner
+     */
+    public int assignOwners() {
+        int changed = 0;
+        for (String source : queries.sourcesWithoutOwner()) {
+            Optional<String> owner = owners.apply(source);
+            if (owner.isPresent()) {
+                changed += queries.assignOwner(source, owner.get());
+            }
+        }
+        return changed;
+    }
+}

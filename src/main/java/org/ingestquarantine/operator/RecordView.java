@@ -1,0 +1,30 @@
+package org.ingestquarantine.operator;
+
+import java.time.Instant;
+import org.ingestquarantine.quarantine.QuarantineRecord;
+
+/**
+ * Every field of one evidence record (DESIGN §3) as a value, for the CLI and the HTTP API. Codes are the
+ * database's lower-case forms. {@code errorMessage} may quote document text: show it, never log it.
+ */
+public record RecordView(String dlqId, String source, String docId, String sourceVersion, Instant sourceUpdatedAt,
+                         String cursorAtArrival, Long ingestSeq, String connectorVersion, String parserVersion,
+                         String chunkerVersion, String embedderVersion, String contentType, String stage,
+                         String payloadUri, String payloadSha256, Long payloadBytes, String errorClass,
+                         String errorType, String errorMessage, String errorFingerprint, String stackTraceUri,
+                         int attempts, Instant firstSeenAt, Instant lastSeenAt, String disposition,
+                         String reasonCode, String owner, Instant closedAt) {
+
+    /**
+     * @param r a stored record
+     * @return its view
+     */
+    public static RecordView of(QuarantineRecord r) {
+        return new RecordView(r.dlqId(), r.source(), r.docId(), r.sourceVersion(), r.sourceUpdatedAt(),
+                r.cursorAtArrival(), r.ingestSeq(), r.connectorVersion(), r.parserVersion(), r.chunkerVersion(),
+                r.embedderVersion(), r.contentType(), r.stage(), r.payloadUri(), r.payloadSha256(), r.payloadBytes(),
+                r.errorClass().code(), r.errorType(), r.errorMessage(), r.errorFingerprint(), r.stackTraceUri(),
+                r.attempts(), r.firstSeenAt(), r.lastSeenAt(), r.disposition().code(), r.reasonCode(), r.owner(),
+                r.closedAt());
+    }
+}

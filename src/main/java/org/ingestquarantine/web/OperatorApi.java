@@ -1,0 +1,222 @@
+package org.ingestquarantine.web;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.ingestquarantine.db.DatabaseAccessException;
+import org.ingestquarantine.operator.BadOperatorInputException;
+import org.ingestquarantine.operator.Dispositions;
+import org.ingestquarantine.operator.OperatorService;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The operator's HTTP JSON API over the same service layer as the commands (JDK HTTP server). Every request
+ * needs {@code Authorization: Bearer <token>} (401 without it). Routes, answers as the commands' {@code --json}:
+ * <ul>
+ *   <li>{@code GET /api/stats[?source=S]}</li>
+ *   <li>{@code GET /api/cohorts[?source=S&class=C&limit=N]}</li>
+ *   <li>{@code GET /api/coverage}</li>
+ *   <li>{@code GET /api/records/<dlq_id | source/doc_id>} (the name URL-encoded or as a path)</li>
+ *   <li>{@code GET /api/overdue?older_than_days=D}</li>
+ *   <li>{@code POST /api/dispose} with {@code {"fingerprint", "parser_version"?, "reason", "owner"}}</li>
+ * </ul>
+ * Status codes: 400 bad input, 401 no or wrong token, 404 unknown route or record, 405 wrong method,
+ * 503 database unreachable; errors are {@code {"error": "<one line>"}}. Logs one line per request without
+ * query values (they may name documents).
+ */
+public final class OperatorApi implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(OperatorApi.class);
+
+    private final HttpServer server;
+    private final ExecutorService executor;
+    private final OperatorService service;
+    private final Dispositions dispositions;
+    private final byte[] token;
+    private final Duration defaultOverdueAge;
+
+    private OperatorApi(HttpServer server, OperatorService service, Dispositions dispositions, String token,
+                        Duration defaultOverdueAge) {
+        this.server = server;
+        this.service = service;
+        this.dispositions = dispositions;
+        this.token = token.getBytes(StandardCharsets.UTF_8);
+        this.defaultOverdueAge = defaultOverdueAge;
+        this.executor = Executors.newFixedThreadPool(2, r -> {
+            Thread t = new Thread(r, "operator-api");
+            t.setDaemon(true);
+            return t;
+        });
+        server.setExecutor(executor);
+        server.createContext("/api/", this::handle);
+        server.start();
+    }
+
+    /**
+     * Starts the API.
+     *
+     * @param address where to listen; loopback unless the operator chose otherwise ({@code operator.api-host})
+     * @param service the questions
+     * @param dispositions the actions
+     * @param token the bearer token every request must carry ({@code operator.api-token}); not blank
+     * @param defaultOverdueAge retention age when {@code /api/overdue} names none
+     * @return the running API; close it to stop
+     * @throws IllegalStateException if the token is blank
+     * @throws IOException if the address cannot be bound
+     */
+    public static OperatorApi start(InetSocketAddress address, OperatorService service, Dispositions dispositions,
+                                    String token, Duration defaultOverdueAge) throws IOException {
+        if (token == null || token.isBlank()) {
+            throw new IllegalStateException("operator.api-token is not set; set it (e.g. IQ_JAVA_OPTS="
+                    + "-Doperator.api-token=...) so that the API can refuse requests without it");
+        }
+        return new OperatorApi(HttpServer.create(address, 0), Objects.requireNonNull(service),
+                Objects.requireNonNull(dispositions), token.trim(), defaultOverdueAge);
+    }
+
+    /** @return the bound port */
+    public int port() {
+        return server.getAddress().getPort();
+    }
+
+    private void handle(HttpExchange x) throws IOException {
+        int status;
+        Object body;
+        try {
+            if (!authorised(x)) {
+                x.getResponseHeaders().set("WWW-Authenticate", "Bearer");
+                status = 401;
+                body = Map.of("error", "missing or wrong bearer token");
+            } else {
+                body = route(x);
+                status = body == null ? 404 : 200;
+                if (body == null) {
+                    body = Map.of("error", "no such route; see GET /api/stats, /api/cohorts, /api/coverage,"
+                            + " /api/records/<ref>, /api/overdue, POST /api/dispose");
+                }
+            }
+        } catch (MethodNotAllowed e) {
+            status = 405;
+            body = Map.of("error", e.getMessage());
+        } catch (BadOperatorInputException e) {
+            status = e.getMessage().startsWith("no quarantine record") ? 404 : 400;
+            body = Map.of("error", e.getMessage());
+        } catch (DatabaseAccessException e) {
+            status = 503;
+            body = Map.of("error", e.getMessage());
+        } catch (RuntimeException e) {
+            status = 500;
+            body = Map.of("error", e.getClass().getSimpleName());
+            LOG.warn("operator API {} {} failed: {}", x.getRequestMethod(), x.getRequestURI().getRawPath(),
+                    e.getClass().getName());
+        }
+        byte[] bytes = OperatorJson.write(body).getBytes(StandardCharsets.UTF_8);
+        x.getResponseHeaders().set("Content-Type", "application/json");
+        x.sendResponseHeaders(status, bytes.length);
+        try (OutputStream out = x.getResponseBody()) {
+            out.write(bytes);
+        }
+        LOG.info("operator API {} {} -> {}", x.getRequestMethod(),
+                x.getRequestURI().getRawPath().replaceFirst("^(/api/[^/]*).*$", "$1"), status);
+    }
+
+    private boolean authorised(HttpExchange x) {
+        String header = x.getRequestHeaders().getFirst("Authorization");
+        if (header == null || !header.startsWith("Bearer ")) {
+            return false;
+        }
+        return MessageDigest.isEqual(token, header.substring("Bearer ".length()).trim().getBytes(StandardCharsets.UTF_8));
+    }
+
+    private Object route(HttpExchange x) throws IOException {
+        String path = x.getRequestURI().getRawPath().substring("/api/".length());
+        Map<String, String> q = query(x.getRequestURI().getRawQuery());
+        if (path.equals("dispose")) {
+            requireMethod(x, "POST");
+            JsonNode body;
+            try (InputStream in = x.getRequestBody()) {
+                body = OperatorJson.MAPPER.readTree(in);
+            } catch (IOException e) {
+                throw new BadOperatorInputException("the body is not JSON");
+            }
+            int moved = dispositions.disposeUnindexable(text(body, "fingerprint"), text(body, "parser_version"),
+                    text(body, "reason"), text(body, "owner"));
+            return Map.of("unindexable", moved);
+        }
+        requireMethod(x, "GET");
+        return switch (path.contains("/") ? path.substring(0, path.indexOf('/')) : path) {
+            case "stats" -> service.stats(q.get("source"));
+            case "cohorts" -> service.cohorts(q.get("source"), q.get("class"), integer(q.get("limit"), "limit"));
+            case "coverage" -> Map.of("sources", service.coverage());
+            case "overdue" -> service.overdue(q.containsKey("older_than_days")
+                    ? Duration.ofDays(integer(q.get("older_than_days"), "older_than_days")) : defaultOverdueAge);
+            case "records" -> path.length() > "records/".length()
+                    ? service.show(URLDecoder.decode(path.substring("records/".length()), StandardCharsets.UTF_8)) : null;
+            default -> null;
+        };
+    }
+
+    private static String text(JsonNode body, String field) {
+        JsonNode v = body == null ? null : body.get(field);
+        return v == null || v.isNull() ? null : v.asText();
+    }
+
+    private static Integer integer(String value, String name) {
+        if (value == null) {
+            return null;
+        }
+        try {
+            return Integer.valueOf(value.trim());
+        } catch (NumberFormatException e) {
+            throw new BadOperatorInputException(name + " must be a whole number");
+        }
+    }
+
+    private static void requireMethod(HttpExchange x, String method) {
+        if (!method.equals(x.getRequestMethod())) {
+            throw new MethodNotAllowed(x.getRequestMethod() + " is not allowed here; use " + method);
+        }
+    }
+
+    private static final class MethodNotAllowed extends RuntimeException {
+        MethodNotAllowed(String message) {
+            super(message);
+        }
+    }
+
+    private static Map<String, String> query(String raw) {
+        Map<String, String> q = new HashMap<>();
+        if (raw == null) {
+            return q;
+        }
+        for (String pair : raw.split("&")) {
+            int eq = pair.indexOf('=');
+            if (eq > 0) {
+                q.put(URLDecoder.decode(pair.substring(0, eq), StandardCharsets.UTF_8),
+                        URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
+            }
+        }
+        return q;
+    }
+
+    /** Stops accepting requests and waits up to 1 s for those in flight. */
+    @Override
+    public void close() {
+        server.stop(1);
+        executor.shutdownNow();
+    }
+}

@@ -1,0 +1,263 @@
+package org.ingestquarantine.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Clock;
+import java.time.Duration;
+import org.ingestquarantine.failure.ErrorClass;
+import org.ingestquarantine.parse.ParserVersion;
+import org.ingestquarantine.quarantine.FailureEvidence;
+import org.ingestquarantine.quarantine.LocalPayloadStore;
+import org.ingestquarantine.quarantine.QuarantineRecord;
+import org.ingestquarantine.quarantine.QuarantineStore;
+import org.ingestquarantine.testsupport.FreePort;
+import org.ingestquarantine.testsupport.PostgresTestBase;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Ensures stats, cohorts, coverage, show and overdue answer as tables and as JSON on an external database and
+ * on a data folder's embedded one, and that bad input or a database that is down gives one line on stderr, a
+ * non-zero exit and no change.
+ */
+class OperatorCommandsTest extends PostgresTestBase {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    Path data;
+
+    private QuarantineStore store;
+    private QuarantineRecord lease;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        System.setProperty("db.mode", "external");
+        System.setProperty("db.url", postgres.jdbcUrl());
+        System.setProperty("sources.contracts.owner", "legal-ops");
+        store = new QuarantineStore(dataSource(), new LocalPayloadStore(data.resolve("objects")),
+                Clock.offset(Clock.systemUTC(), Duration.ofDays(-120)));
+        Path pdf = Files.write(data.resolve("lease.pdf"), "%PDF-1.7 broken".getBytes(StandardCharsets.US_ASCII));
+        lease = store.record(FailureEvidence.builder("contracts", "2026/11/lease.pdf")
+                .errorClass(ErrorClass.AMBIGUOUS_PARSE).failure(new IllegalStateException("missing /Root"))
+                .parserVersion("pdfbox-2.0.0+iq-parse-0").payload(pdf).build());
+        store.record(FailureEvidence.builder("contracts", "2026/11/lease.pdf")
+                .errorClass(ErrorClass.AMBIGUOUS_PARSE).failure(new IllegalStateException("missing /Root"))
+                .parserVersion("pdfbox-2.0.0+iq-parse-0").payload(pdf).build());
+        for (int i = 0; i < 3; i++) {
+            store.record(FailureEvidence.builder("invoices", "inv-" + i).errorClass(ErrorClass.PERMANENT_INPUT)
+                    .errorFingerprint("fp-not-pdf").reasonCode("not_pdf").parserVersion(ParserVersion.CURRENT).build());
+        }
+    }
+
+    @AfterEach
+    void clearProperties() {
+        System.clearProperty("db.mode");
+        System.clearProperty("db.url");
+        System.clearProperty("sources.contracts.owner");
+    }
+
+    @Test
+    void shouldCountRecordsAndDocumentsAsTableAndJson() throws Exception {
+        Result table = run("stats", "--data-dir", data.toString());
+        assertThat(table.code).isZero();
+        assertThat(table.out).contains("source", "records", "documents")
+                .containsPattern("contracts\\s+2\\s+1\\s+1").containsPattern("invoices\\s+3\\s+3\\s+3")
+                .containsPattern("\\(all\\)\\s+5\\s+4\\s+4");
+
+        JsonNode json = JSON.readTree(run("stats", "--json", "--data-dir", data.toString()).out);
+        assertThat(json.at("/total/records").asLong()).isEqualTo(5);
+        assertThat(json.at("/total/documents").asLong()).isEqualTo(4);
+        assertThat(json.at("/sources/0/documents_by_disposition/open").asLong()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldListCohortsAndSayHowManyTheLimitCut() throws Exception {
+        Result all = run("cohorts", "--data-dir", data.toString());
+        assertThat(all.out).contains("running parser " + ParserVersion.CURRENT).contains("2 cohorts")
+                .doesNotContain("not shown");
+        assertThat(all.out.lines().filter(l -> l.startsWith("*"))).singleElement().asString()
+                .contains("pdfbox-2.0.0+iq-parse-0", "ambiguous_parse", "java.lang.IllegalStateException: missing /Root");
+
+        Result cut = run("cohorts", "--limit", "1", "--data-dir", data.toString());
+        assertThat(cut.code).as(cut.err).isZero();
+        assertThat(cut.out).contains("fp-not-pdf").contains("2 cohorts, 1 not shown (cut by --limit 1)");
+
+        JsonNode json = JSON.readTree(run("cohorts", "--json", "--class", "permanent_input", "--data-dir",
+                data.toString()).out);
+        assertThat(json.get("total_cohorts").asInt()).isEqualTo(1);
+        assertThat(json.at("/cohorts/0/stale_parser").asBoolean()).isFalse();
+    }
+
+    @Test
+    void shouldShowCoveragePerSource() throws Exception {
+        JsonNode json = JSON.readTree(run("coverage", "--json", "--data-dir", data.toString()).out);
+        assertThat(json.get("sources")).hasSize(2);
+        assertThat(json.at("/sources/0/source").asText()).isEqualTo("contracts");
+        assertThat(json.at("/sources/0/open_quarantined").asLong()).isEqualTo(1);
+        assertThat(json.at("/sources/0/coverage").isNull()).isTrue();
+        assertThat(run("coverage", "--data-dir", data.toString()).out).containsPattern("contracts\\s+-\\s+0\\s+1\\s+0\\s+-\\s+120d");
+    }
+
+    @Test
+    void shouldShowOneRecordByIdOrName() throws Exception {
+        Result byName = run("show", "contracts/2026/11/lease.pdf", "--data-dir", data.toString());
+        assertThat(byName.code).isZero();
+        assertThat(byName.out).contains(lease.dlqId(), "ambiguous_parse java.lang.IllegalStateException",
+                "sha256 " + lease.payloadSha256());
+        assertThat(byName.out.lines().filter(l -> l.matches("\\s+[12]\\s+.*"))).hasSize(2);
+
+        JsonNode json = JSON.readTree(run("show", lease.dlqId(), "--json", "--data-dir", data.toString()).out);
+        assertThat(json.at("/record/doc_id").asText()).isEqualTo("2026/11/lease.pdf");
+        assertThat(json.at("/attempts/1/error_class").asText()).isEqualTo("ambiguous_parse");
+        assertThat(json.get("payload_stored").asBoolean()).isTrue();
+    }
+
+    @Test
+    void shouldGroupOverdueRecordsByOwner() throws Exception {
+        Result r = run("overdue", "--older-than", "90d", "--data-dir", data.toString());
+        assertThat(r.code).isZero();
+        assertThat(r.out).startsWith("4 open records first seen before").contains("legal-ops: 1 records")
+                .contains(org.ingestquarantine.operator.OperatorService.UNOWNED + ": 3 records");
+        assertThat(run("overdue", "--older-than", "200d", "--json", "--data-dir", data.toString()).out)
+                .contains("\"documents\":0");
+    }
+
+    @Test
+    void shouldReproduceFromTheStoredPayload() {
+        Result r = run("reproduce", "contracts/2026/11/lease.pdf", "--data-dir", data.toString());
+        assertThat(r.code).as(r.err).isZero();
+        assertThat(r.out.strip()).startsWith("contracts/2026/11/lease.pdf: different failure (fingerprint ")
+                .endsWith("recorded " + lease.errorFingerprint() + ")");
+        Result unknown = run("reproduce", "contracts/none.pdf", "--data-dir", data.toString());
+        assertThat(unknown.code).isEqualTo(2);
+        assertThat(unknown.err).startsWith("reproduce: no quarantine record contracts/none.pdf");
+    }
+
+    @Test
+    void shouldDisposeACohortAsUnindexable() throws Exception {
+        Result r = run("dispose", "--fingerprint", "fp-not-pdf", "--unindexable", "--reason", "not_a_pdf_vendor",
+                "--owner", "billing", "--json", "--data-dir", data.toString());
+        assertThat(r.code).as(r.err).isZero();
+        assertThat(JSON.readTree(r.out).get("unindexable").asInt()).isEqualTo(3);
+        assertThat(run("stats", "--source", "invoices", "--data-dir", data.toString()).out)
+                .containsPattern("invoices\\s+3\\s+3\\s+0\\s+0\\s+0\\s+0\\s+3\\s+0");
+    }
+
+    @Test
+    void shouldDrainFromTheSourceFolder() throws Exception {
+        Path folder = Files.createDirectories(data.resolve("invoices"));
+        Files.write(folder.resolve("inv-0"), "still not a PDF".getBytes(StandardCharsets.US_ASCII));
+        System.setProperty("sources.invoices.base-uri", folder.toUri().toString());
+        try {
+            Result r = run("drain", "--fingerprint", "fp-not-pdf", "--limit", "3", "--rate", "20", "--json",
+                    "--data-dir", data.toString());
+            assertThat(r.code).as(r.err).isZero();
+            JsonNode report = JSON.readTree(r.out);
+            assertThat(report.at("/outcomes/deleted_at_source").asInt()).isEqualTo(2);
+            assertThat(report.get("selected").asInt()).isEqualTo(3);
+            assertThat(report.get("source_requests").asInt()).isEqualTo(2 + 2);
+            assertThat(report.get("outcomes").fieldNames()).toIterable().anyMatch(k -> k.startsWith("still_failing:"));
+        } finally {
+            System.clearProperty("sources.invoices.base-uri");
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"stats", "cohorts", "coverage", "show", "overdue", "reproduce", "drain", "dispose",
+            "expire-payloads", "erase", "prune-journal", "serve"})
+    void shouldExplainEveryCommandWithHelp(String command) {
+        Result r = run(command, "--help");
+        assertThat(r.code).isZero();
+        assertThat(r.out).contains("Usage: ingest-quarantine " + command, "--json", "--data-dir", "--profile");
+    }
+
+    @Test
+    void shouldRefuseUnknownRecordsWithOneLineAndChangeNothing() throws Exception {
+        long before = rows();
+        Result unknownId = run("show", "01ARZ3NDEKTSV4RRFFQ69G5FAV", "--data-dir", data.toString());
+        Result unknownName = run("show", "contracts/missing.pdf", "--data-dir", data.toString());
+        Result malformed = run("show", "nonsense", "--data-dir", data.toString());
+        Result badClass = run("cohorts", "--class", "flaky", "--data-dir", data.toString());
+        Result badLimit = run("cohorts", "--limit", "0", "--data-dir", data.toString());
+        Result unknownFingerprint = run("dispose", "--fingerprint", "fp-none", "--unindexable", "--reason", "x",
+                "--owner", "team", "--data-dir", data.toString());
+        Result zeroRate = run("drain", "--fingerprint", "fp-not-pdf", "--limit", "5", "--rate", "0", "--data-dir",
+                data.toString());
+        Result negativeRate = run("drain", "--fingerprint", "fp-not-pdf", "--limit", "5", "--rate", "-1", "--data-dir",
+                data.toString());
+        Result drainUnknown = run("drain", "--fingerprint", "fp-none", "--limit", "5", "--rate", "5", "--data-dir",
+                data.toString());
+        Result nothingToErase = run("erase", "--source", "contracts", "--doc-id", "none.pdf", "--data-dir", data.toString());
+
+        for (Result r : new Result[] {unknownId, unknownName, malformed, badClass, badLimit, unknownFingerprint,
+                nothingToErase, zeroRate, negativeRate, drainUnknown}) {
+            assertThat(r.code).isEqualTo(2);
+            assertThat(r.err.strip()).doesNotContain("\n").doesNotContain("Exception").isNotEmpty();
+            assertThat(r.out).isEmpty();
+        }
+        assertThat(unknownId.err).startsWith("show: no quarantine record 01ARZ3NDEKTSV4RRFFQ69G5FAV");
+        assertThat(zeroRate.err).startsWith("drain: --rate must be a positive number");
+        assertThat(rows()).isEqualTo(before);
+    }
+
+    @Test
+    void shouldNotServeTheApiWithoutAToken() {
+        Result r = run("serve", "--port", "0", "--data-dir", data.toString());
+        assertThat(r.code).isEqualTo(1);
+        assertThat(r.err.strip()).startsWith("serve: operator.api-token is not set").doesNotContain("\n");
+    }
+
+    @Test
+    void shouldSayInOneLineWhenTheDatabaseIsDown() {
+        System.setProperty("db.url", "jdbc:postgresql://127.0.0.1:" + FreePort.find() + "/postgres");
+        Result r = run("stats", "--data-dir", data.toString());
+        assertThat(r.code).isEqualTo(1);
+        assertThat(r.err.strip()).startsWith("stats: PostgreSQL at jdbc:postgresql://127.0.0.1:")
+                .contains("is unreachable").doesNotContain("\n");
+    }
+
+    @Test
+    void shouldAnswerOnTheEmbeddedDatabaseOfADataFolder(@TempDir Path fresh) throws Exception {
+        System.clearProperty("db.mode");
+        System.clearProperty("db.url");
+        Result r = run("stats", "--json", "--data-dir", fresh.toString());
+        assertThat(r.code).as(r.err).isZero();
+        assertThat(JSON.readTree(r.out).at("/total/records").asLong()).isZero();
+        assertThat(fresh.resolve("postgres/PG_VERSION")).exists();
+    }
+
+    private static long rows() throws Exception {
+        try (Connection c = dataSource().getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT (SELECT count(*) FROM quarantine) * 1000"
+                     + " + (SELECT count(*) FROM quarantine_attempt) + (SELECT count(*) FROM quarantine WHERE owner IS NOT NULL) * 1000000")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    private record Result(int code, String out, String err) {
+    }
+
+    private static Result run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = IngestQuarantineCli.commandLine().setOut(new PrintWriter(out)).setErr(new PrintWriter(err))
+                .execute(args);
+        return new Result(code, out.toString(), err.toString());
+    }
+}

@@ -1,0 +1,222 @@
+package org.ingestquarantine.operator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
+import org.ingestquarantine.delivery.AttemptJournal;
+import org.ingestquarantine.delivery.AttemptOutcome;
+import org.ingestquarantine.failure.ErrorClass;
+import org.ingestquarantine.ingest.DocumentIndex;
+import org.ingestquarantine.ingest.IndexedChunk;
+import org.ingestquarantine.ingest.IndexedDocument;
+import org.ingestquarantine.ingest.SourceTotals;
+import org.ingestquarantine.quarantine.Disposition;
+import org.ingestquarantine.quarantine.FailureEvidence;
+import org.ingestquarantine.quarantine.LocalPayloadStore;
+import org.ingestquarantine.quarantine.QuarantineRecord;
+import org.ingestquarantine.quarantine.QuarantineStore;
+import org.ingestquarantine.testsupport.MutableClock;
+import org.ingestquarantine.testsupport.PostgresTestBase;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Ensures dispose keeps coverage, expiry keeps rows, erasure leaves no byte of the document, and pruning spares open attempts. */
+class DispositionsTest extends PostgresTestBase {
+
+    private static final Instant T0 = Instant.parse("2025-01-01T00:00:00Z");
+    private static final String MARKER = "Zebra kettles whistle at the quarry 4471";
+
+    @TempDir
+    Path temp;
+
+    private MutableClock clock;
+    private LocalPayloadStore payloads;
+    private QuarantineStore store;
+    private DocumentIndex index;
+    private OperatorService service;
+    private Dispositions dispositions;
+
+    @BeforeEach
+    void setUp() {
+        clock = new MutableClock(T0);
+        payloads = new LocalPayloadStore(temp.resolve("objects"));
+        store = new QuarantineStore(dataSource(), payloads, clock);
+        index = new DocumentIndex(dataSource(), 2);
+        service = new OperatorService(dataSource(), store, payloads, s -> Optional.empty(), clock);
+        dispositions = new Dispositions(dataSource(), store, payloads, clock);
+    }
+
+    @Test
+    void shouldMoveACohortToUnindexableWithoutChangingCoverage() {
+        new SourceTotals(dataSource(), clock).record("s", 6, "folder-1", null);
+        indexDoc("s", "good-1", "text");
+        indexDoc("s", "good-2", "text");
+        fail("s", "a", "fp-x", "p1");
+        fail("s", "b", "fp-x", "p1");
+        fail("s", "c", "fp-x", "p2");
+        fail("s", "d", "fp-y", "p1");
+        List<String> before = coverageFigures();
+
+        int moved = dispositions.disposeUnindexable("fp-x", "p1", "vendor_format", "legal-ops");
+
+        assertThat(moved).isEqualTo(2);
+        assertThat(coverageFigures()).isEqualTo(before);
+        QuarantineRecord a = store.find("s", "a").orElseThrow();
+        assertThat(a.disposition()).isEqualTo(Disposition.UNINDEXABLE);
+        assertThat(a.reasonCode()).isEqualTo("vendor_format");
+        assertThat(a.owner()).isEqualTo("legal-ops");
+        assertThat(store.find("s", "c").orElseThrow().disposition()).isEqualTo(Disposition.OPEN);
+        assertThat(dispositions.disposeUnindexable("fp-x", null, "vendor_format", "legal-ops")).isEqualTo(1);
+        assertThat(coverageFigures()).isEqualTo(before);
+    }
+
+    @Test
+    void shouldRefuseAnUnknownFingerprintAndChangeNothing() {
+        fail("s", "a", "fp-x", "p1");
+
+        assertThatThrownBy(() -> dispositions.disposeUnindexable("fp-none", null, "vendor_format", "team"))
+                .isInstanceOf(BadOperatorInputException.class)
+                .hasMessage("no open record has fingerprint fp-none; list cohorts with 'cohorts'");
+        assertThatThrownBy(() -> dispositions.disposeUnindexable("fp-x", null, " ", "team"))
+                .isInstanceOf(BadOperatorInputException.class);
+        assertThat(store.find("s", "a").orElseThrow().disposition()).isEqualTo(Disposition.OPEN);
+    }
+
+    @Test
+    void shouldExpireOldPayloadsButKeepRowsAndBytesStillNamedByYoungerRecords() throws Exception {
+        Path shared = Files.write(temp.resolve("shared.bin"), "shared bytes".getBytes(StandardCharsets.US_ASCII));
+        Path unique = Files.write(temp.resolve("unique.bin"), "unique bytes".getBytes(StandardCharsets.US_ASCII));
+        QuarantineRecord oldShared = failWithPayload("s", "old-shared", shared);
+        QuarantineRecord oldUnique = failWithPayload("s", "old-unique", unique);
+        clock.advance(Duration.ofDays(100));
+        QuarantineRecord young = failWithPayload("t", "young", shared);
+
+        int expired = dispositions.expirePayloads(Duration.ofDays(90));
+
+        assertThat(expired).isEqualTo(2);
+        QuarantineRecord after = store.findById(oldUnique.dlqId()).orElseThrow();
+        assertThat(after.payloadUri()).isNull();
+        assertThat(after.payloadSha256()).isEqualTo(oldUnique.payloadSha256());
+        assertThat(payloads.exists(oldUnique.payloadUri())).isFalse();
+        assertThat(store.findById(oldShared.dlqId()).orElseThrow().payloadUri()).isNull();
+        assertThat(payloads.exists(young.payloadUri())).as("still named by a younger record").isTrue();
+        assertThat(store.findById(young.dlqId()).orElseThrow().payloadUri()).isEqualTo(young.payloadUri());
+        assertThat(dispositions.expirePayloads(Duration.ofDays(90))).isZero();
+    }
+
+    @Test
+    void shouldEraseEveryByteOfTheDocumentAndLeaveATombstone() throws Exception {
+        Path payload = Files.write(temp.resolve("doc.txt"), ("page one. " + MARKER + ". page two.")
+                .getBytes(StandardCharsets.UTF_8));
+        indexDoc("s", "secret.pdf", "chunk quoting " + MARKER);
+        store.record(FailureEvidence.builder("s", "secret.pdf").errorClass(ErrorClass.DOWNSTREAM_CONTRACT)
+                .failure(new IllegalStateException("refused chunk: " + MARKER)).payload(payload).stage("embed")
+                .deliveryKey("msg-1").deliveryCount(1).build());
+        failWithPayload("s", "other.pdf", Files.write(temp.resolve("o.txt"), "other".getBytes(StandardCharsets.UTF_8)));
+        assertThat(placesHoldingMarker()).as("the test can see the marker before erasure")
+                .contains("objects", "quarantine", "chunks");
+
+        QuarantineRecord tombstone = dispositions.erase("s", "secret.pdf");
+
+        assertThat(placesHoldingMarker()).isEmpty();
+        assertThat(tombstone.disposition()).isEqualTo(Disposition.ERASED);
+        assertThat(tombstone.payloadUri()).isNull();
+        assertThat(tombstone.errorMessage()).isNull();
+        assertThat(index.state("s", "secret.pdf")).isEmpty();
+        assertThat(store.attempts(tombstone.dlqId())).singleElement()
+                .satisfies(a -> assertThat(a.payloadSha256()).isNull());
+        assertThat(store.find("s", "other.pdf").orElseThrow().payloadUri()).isNotNull();
+        assertThatThrownBy(() -> dispositions.erase("s", "never-seen.pdf")).isInstanceOf(BadOperatorInputException.class);
+    }
+
+    @Test
+    void shouldPruneOnlyClosedJournalRowsPastTheAge() throws Exception {
+        AttemptJournal journal = new AttemptJournal(dataSource(), clock);
+        long oldClosed = journal.open("k1", "s", "a", 1);
+        journal.close(oldClosed, AttemptOutcome.INDEXED);
+        long oldOpen = journal.open("k2", "s", "b", 1);
+        clock.advance(Duration.ofDays(40));
+        long youngClosed = journal.open("k3", "s", "c", 1);
+        journal.close(youngClosed, AttemptOutcome.QUARANTINED);
+
+        assertThat(dispositions.pruneJournal(Duration.ofDays(30))).isEqualTo(1);
+
+        assertThat(journalIds()).containsExactlyInAnyOrder(oldOpen, youngClosed);
+        assertThatThrownBy(() -> dispositions.pruneJournal(Duration.ZERO)).isInstanceOf(BadOperatorInputException.class);
+    }
+
+    /** @return per source: coverage and its denominator */
+    private List<String> coverageFigures() {
+        return service.coverage().stream().map(r -> r.source() + " " + r.coverage() + " of "
+                + (r.indexed() + r.openQuarantined() + r.unindexable())).toList();
+    }
+
+    private List<String> placesHoldingMarker() throws Exception {
+        List<String> places = new ArrayList<>();
+        try (Connection c = dataSource().getConnection(); Statement s = c.createStatement()) {
+            List<String> tables = new ArrayList<>();
+            try (ResultSet rs = s.executeQuery("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")) {
+                while (rs.next()) {
+                    tables.add(rs.getString(1));
+                }
+            }
+            assertThat(tables).contains("quarantine", "quarantine_attempt", "chunks", "documents", "attempt_journal");
+            for (String table : tables) {
+                try (ResultSet rs = s.executeQuery("SELECT count(*) FROM \"" + table + "\" t WHERE t::text LIKE '%"
+                        + MARKER + "%'")) {
+                    rs.next();
+                    if (rs.getLong(1) > 0) {
+                        places.add(table);
+                    }
+                }
+            }
+        }
+        try (Stream<Path> files = Files.walk(temp.resolve("objects"))) {
+            for (Path f : files.filter(Files::isRegularFile).toList()) {
+                if (new String(Files.readAllBytes(f), StandardCharsets.UTF_8).contains(MARKER)) {
+                    places.add("objects");
+                }
+            }
+        }
+        return places;
+    }
+
+    private List<Long> journalIds() throws Exception {
+        List<Long> ids = new ArrayList<>();
+        try (Connection c = dataSource().getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT attempt_id FROM attempt_journal")) {
+            while (rs.next()) {
+                ids.add(rs.getLong(1));
+            }
+        }
+        return ids;
+    }
+
+    private void fail(String source, String docId, String fingerprint, String parser) {
+        store.record(FailureEvidence.builder(source, docId).errorClass(ErrorClass.AMBIGUOUS_PARSE)
+                .errorFingerprint(fingerprint).parserVersion(parser).build());
+    }
+
+    private QuarantineRecord failWithPayload(String source, String docId, Path payload) {
+        return store.record(FailureEvidence.builder(source, docId).errorClass(ErrorClass.AMBIGUOUS_PARSE)
+                .errorFingerprint("fp").payload(payload).build());
+    }
+
+    private void indexDoc(String source, String docId, String text) {
+        index.index(new IndexedDocument(source, docId, "v1", T0, null, "p1", "c1", "e1", 1,
+                List.of(new IndexedChunk(0, text, new float[] {1, 0}, 1, 1))));
+    }
+}

@@ -1,0 +1,362 @@
+package org.ingestquarantine.operator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.ingestquarantine.failure.ErrorClass;
+import org.ingestquarantine.ingest.DocumentIndex;
+import org.ingestquarantine.ingest.Embedder;
+import org.ingestquarantine.ingest.FolderConnector;
+import org.ingestquarantine.ingest.HttpConnector;
+import org.ingestquarantine.ingest.HttpTimeouts;
+import org.ingestquarantine.ingest.SourceAccess;
+import org.ingestquarantine.ingest.SourceConnector;
+import org.ingestquarantine.ingest.SourceRequestThrottle;
+import org.ingestquarantine.ingest.WindowChunker;
+import org.ingestquarantine.parse.ParseLimits;
+import org.ingestquarantine.parse.ParserVersion;
+import org.ingestquarantine.parse.WorkerPoolParser;
+import org.ingestquarantine.pipeline.PipelineVersions;
+import org.ingestquarantine.quarantine.Disposition;
+import org.ingestquarantine.quarantine.FailureEvidence;
+import org.ingestquarantine.quarantine.LocalPayloadStore;
+import org.ingestquarantine.quarantine.QuarantineStore;
+import org.ingestquarantine.testsupport.PostgresTestBase;
+import org.ingestquarantine.testsupport.TextPdf;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Ensures a drain re-fetches from the source (a real HTTP server on 127.0.0.1 whose content and etags change,
+ * and a folder whose files are replaced and deleted), closes exactly the repaired and deleted records, keeps the
+ * failing ones open with a new attempt, fixes its selection at the start, and stays under its request rate as
+ * seen by the server.
+ */
+class DrainTest extends PostgresTestBase {
+
+    private static final HttpTimeouts HTTP = new HttpTimeouts(Duration.ofSeconds(5), Duration.ofSeconds(5),
+            Duration.ofSeconds(30), 5);
+
+    private static final String COHORT = "fp-cohort";
+    /** The shipped default of source-requests.spacing-headroom-percent. */
+    private static final double HEADROOM_PERCENT = 10;
+    private static final String OLD_PARSER = "pdfbox-3.0.6+iq-parse-0";
+    private static WorkerPoolParser pool;
+
+    @TempDir
+    Path temp;
+
+    private HttpServer server;
+    private final Map<String, Served> served = new ConcurrentHashMap<>();
+    private final List<Long> requestNanos = Collections.synchronizedList(new ArrayList<>());
+    private QuarantineStore store;
+    private DocumentIndex index;
+    private Map<String, URI> bases;
+
+    private record Served(int status, String etag, byte[] body) {
+    }
+
+    @BeforeAll
+    static void startPool() {
+        pool = new WorkerPoolParser(ParseLimits.defaults().withPoolSize(1));
+    }
+
+    @AfterAll
+    static void stopPool() {
+        pool.close();
+    }
+
+    @BeforeEach
+    void setUp() throws IOException {
+        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.createContext("/docs/", this::serve);
+        server.start();
+        store = new QuarantineStore(dataSource(), new LocalPayloadStore(temp.resolve("objects")), Clock.systemUTC());
+        index = new DocumentIndex(dataSource(), 2);
+        bases = new ConcurrentHashMap<>();
+        bases.put("web", URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/docs/"));
+    }
+
+    @AfterEach
+    void stopServer() {
+        server.stop(0);
+    }
+
+    private void serve(HttpExchange x) throws IOException {
+        requestNanos.add(System.nanoTime());
+        Served s = served.get(x.getRequestURI().getPath().substring("/docs/".length()));
+        if (s == null) {
+            s = new Served(404, null, new byte[0]);
+        }
+        if (s.etag() != null) {
+            x.getResponseHeaders().set("ETag", s.etag());
+        }
+        boolean head = "HEAD".equals(x.getRequestMethod());
+        x.sendResponseHeaders(s.status(), head || s.body().length == 0 ? -1 : s.body().length);
+        if (!head && s.body().length > 0) {
+            try (OutputStream out = x.getResponseBody()) {
+                out.write(s.body());
+            }
+        }
+        x.close();
+    }
+
+    @Test
+    void shouldRepairDeleteAndKeepFailingExactlyAsTheSourceNowAnswers() throws Exception {
+        fail("web", "changed.pdf", "v1");
+        served.put("changed.pdf", new Served(200, "\"v2\"", TextPdf.of("revision two of the contract")));
+        fail("web", "fixed.pdf", "\"f1\"");
+        served.put("fixed.pdf", new Served(200, "\"f1\"", TextPdf.of("page one", "page two")));
+        fail("web", "gone404.pdf", "g1");
+        fail("web", "gone410.pdf", "g2");
+        served.put("gone410.pdf", new Served(410, null, new byte[0]));
+        fail("web", "broken.pdf", "b1");
+        served.put("broken.pdf", new Served(200, "\"b2\"", "still not a PDF".getBytes(StandardCharsets.US_ASCII)));
+        fail("web", "other-cohort.pdf", "o1", "fp-other");
+
+        DrainReport report = drain(SourceRequestThrottle.unlimited()).run(request(10, 50), (done, of) -> { });
+
+        assertThat(report.selected()).isEqualTo(5);
+        assertThat(report.forecast()).isNull();
+        assertThat(report.outcomes()).hasSize(4)
+                .containsEntry("repaired_content_changed", 1L).containsEntry("repaired_parser_fixed", 1L)
+                .containsEntry("deleted_at_source", 2L);
+        String stillFailing = report.outcomes().keySet().stream().filter(k -> k.startsWith("still_failing:"))
+                .findFirst().orElseThrow();
+        assertThat(report.outcomes().get(stillFailing)).isEqualTo(1L);
+        assertThat(report.outcomes().values().stream().mapToLong(Long::longValue).sum()).isEqualTo(report.selected());
+        assertThat(disposition("changed.pdf")).isEqualTo(Disposition.REPAIRED_CONTENT_CHANGED);
+        assertThat(disposition("fixed.pdf")).isEqualTo(Disposition.REPAIRED_PARSER_FIXED);
+        assertThat(disposition("gone404.pdf")).isEqualTo(Disposition.DELETED_AT_SOURCE);
+        assertThat(disposition("gone410.pdf")).isEqualTo(Disposition.DELETED_AT_SOURCE);
+        assertThat(disposition("broken.pdf")).isEqualTo(Disposition.OPEN);
+        assertThat(disposition("other-cohort.pdf")).isEqualTo(Disposition.OPEN);
+        var broken = store.find("web", "broken.pdf").orElseThrow();
+        assertThat(broken.attempts()).isEqualTo(2);
+        assertThat(stillFailing).isEqualTo("still_failing:" + broken.errorFingerprint());
+        assertThat(broken.sourceVersion()).isEqualTo("\"b2\"");
+        assertThat(query("SELECT source_version || ' ' || (SELECT string_agg(text, ' ') FROM chunks c"
+                + " WHERE c.doc_id = d.doc_id) FROM documents d WHERE doc_id = 'changed.pdf'"))
+                .as("the index holds the source's current revision, not the stored payload").isEqualTo(
+                        "\"v2\" revision two of the contract");
+        assertThat(query("SELECT status || ' ' || selected || ' ' || outcome_counts::text FROM drain_runs"))
+                .startsWith("finished 5 {");
+        assertThat(query("SELECT count(*) FROM quarantine")).isEqualTo("6");
+    }
+
+    @Test
+    void shouldReplayAFolderWhoseFilesWereReplacedOrDeleted() throws Exception {
+        Path folder = Files.createDirectories(temp.resolve("folder"));
+        bases.put("folder", folder.toUri());
+        Path replaced = Files.write(folder.resolve("replaced.pdf"), "garbage".getBytes(StandardCharsets.US_ASCII));
+        Path deleted = Files.write(folder.resolve("deleted.pdf"), "garbage too".getBytes(StandardCharsets.US_ASCII));
+        fail("folder", "replaced.pdf", "sha-of-garbage");
+        fail("folder", "deleted.pdf", "sha-of-garbage-too");
+        Files.write(replaced, TextPdf.of("replacement text"));
+        Files.delete(deleted);
+
+        DrainReport report = drain(SourceRequestThrottle.unlimited()).run(request(10, 50), (done, of) -> { });
+
+        assertThat(report.outcomes()).containsExactlyInAnyOrderEntriesOf(Map.of(
+                "repaired_content_changed", 1L, "deleted_at_source", 1L));
+        assertThat(store.find("folder", "replaced.pdf").orElseThrow().disposition())
+                .isEqualTo(Disposition.REPAIRED_CONTENT_CHANGED);
+    }
+
+    @Test
+    void shouldFixTheSelectionAtTheStartAndForecastFromACanary() throws Exception {
+        for (int i = 0; i < 6; i++) {
+            fail("web", "doc-" + i + ".pdf", "e" + i);
+        }
+        AtomicBoolean joined = new AtomicBoolean();
+        Drain drain = drain(SourceRequestThrottle.unlimited());
+
+        DrainReport canary = drain.run(request(2, 50), (done, of) -> {
+            if (joined.compareAndSet(false, true)) {
+                fail("web", "late.pdf", "l1");
+            }
+        });
+
+        assertThat(canary.selected()).isEqualTo(2);
+        assertThat(canary.cohortDocuments()).isEqualTo(6);
+        assertThat(canary.outcomes()).containsExactly(Map.entry("deleted_at_source", 2L));
+        assertThat(canary.forecast().documents()).isEqualTo(6);
+        assertThat(canary.forecast().sourceRequests()).isEqualTo(6);
+        assertThat(canary.forecast().duration()).isEqualTo(Duration.ofMillis(120));
+        assertThat(canary.forecast().repairShare()).isEqualTo(1.0);
+        assertThat(canary.forecast().repairShareLow()).isBetween(0.3, 0.4);
+        assertThat(disposition("late.pdf")).as("joined after the start: not swept in").isEqualTo(Disposition.OPEN);
+        assertThat(query("SELECT count(*) FROM quarantine WHERE disposition = 'open'")).isEqualTo("5");
+    }
+
+    @Test
+    void shouldRefuseBadRequestsAndWriteNothing() throws Exception {
+        fail("web", "a.pdf", "a1");
+        Drain drain = drain(SourceRequestThrottle.unlimited());
+
+        assertThatThrownBy(() -> drain.run(request(5, 0), (d, of) -> { })).isInstanceOf(BadOperatorInputException.class)
+                .hasMessageStartingWith("--rate must be a positive number");
+        assertThatThrownBy(() -> drain.run(request(5, -2), (d, of) -> { })).isInstanceOf(BadOperatorInputException.class);
+        assertThatThrownBy(() -> drain.run(new Drain.Request("fp-none", null, null, 5, 5, "t"), (d, of) -> { }))
+                .isInstanceOf(BadOperatorInputException.class).hasMessageContaining("no open record has fingerprint fp-none");
+        assertThat(query("SELECT count(*) FROM drain_runs")).isEqualTo("0");
+        assertThat(requestNanos).isEmpty();
+    }
+
+    @Test
+    void shouldNeverExceedTheRateInAnySecondAsSeenByTheServer() throws Exception {
+        for (int i = 0; i < 9; i++) {
+            fail("web", "gone-" + i + ".pdf", "g" + i);
+        }
+        for (int i = 0; i < 4; i++) {
+            fail("web", "here-" + i + ".pdf", "h" + i);
+            served.put("here-" + i + ".pdf", new Served(200, "\"h" + i + "\"", "not a pdf".getBytes(StandardCharsets.US_ASCII)));
+        }
+
+        DrainReport report = drain(SourceRequestThrottle.unlimited()).run(request(20, 4), (d, of) -> { });
+
+        assertThat(report.sourceRequests()).isEqualTo(9 + 4 * 2);
+        assertThat(requestNanos).hasSize(17);
+        assertThat(maxInAnySecond(requestNanos)).isLessThanOrEqualTo(4);
+    }
+
+    @Test
+    void shouldShareTheCeilingWithTheLiveConnectorThroughPostgres() throws Exception {
+        for (int i = 0; i < 8; i++) {
+            fail("web", "gone-" + i + ".pdf", "g" + i);
+        }
+        SourceRequestThrottle shared = SourceRequestThrottle.sharedInPostgres(dataSource(), 5, HEADROOM_PERCENT);
+        SourceConnector live = SourceRequestThrottle.sharedInPostgres(dataSource(), 5, HEADROOM_PERCENT)
+                .around(new HttpConnector("http", HTTP));
+        Thread liveIngest = new Thread(() -> {
+            for (int i = 0; i < 8; i++) {
+                try {
+                    live.head(bases.get("web").resolve("live-" + i + ".pdf"), access().guard("web"));
+                } catch (IOException expected) {
+                    // 404: the live path's own business; it still took a token
+                }
+            }
+        });
+        liveIngest.start();
+
+        DrainReport report = drain(shared).run(request(20, 50), (d, of) -> { });
+        liveIngest.join();
+
+        assertThat(report.outcomes()).containsExactly(Map.entry("deleted_at_source", 8L));
+        assertThat(requestNanos).hasSize(16);
+        assertThat(maxInAnySecond(requestNanos)).isLessThanOrEqualTo(5);
+    }
+
+    private static int maxInAnySecond(List<Long> nanos) {
+        List<Long> sorted = new ArrayList<>(nanos);
+        Collections.sort(sorted);
+        int max = 0;
+        for (int i = 0; i < sorted.size(); i++) {
+            int n = 0;
+            for (int j = i; j < sorted.size() && sorted.get(j) - sorted.get(i) < 1_000_000_000L; j++) {
+                n++;
+            }
+            max = Math.max(max, n);
+        }
+        return max;
+    }
+
+    private Drain drain(SourceRequestThrottle shared) {
+        Embedder embedder = new TwoDimensionEmbedder();
+        return Drain.builder().database(dataSource(), store).access(access())
+                .connectors(Map.of("http", new HttpConnector("http", HTTP), "file", new FolderConnector()))
+                .pipeline(pool, new WindowChunker(1000, 256, 20, s -> s.split("\\s+").length), embedder, index,
+                        new PipelineVersions(Map.of("http", "test", "file", "test"), ParserVersion.CURRENT, "window-test",
+                                embedder.version()))
+                .baseUris(source -> Optional.ofNullable(bases.get(source)))
+                .throttle(shared, HEADROOM_PERCENT).work(temp.resolve("work"), 10_000_000).build();
+    }
+
+    /** The drained sources, as an operator configures them: the loopback server allowed explicitly. */
+    private SourceAccess access() {
+        java.util.Properties p = new java.util.Properties();
+        URI web = bases.get("web");
+        p.setProperty("sources.web.http-allow", web.getScheme() + "://" + web.getAuthority());
+        p.setProperty("sources.web.http-allow-private", "true");
+        p.setProperty("sources.folder.file-roots", temp.toString());
+        return SourceAccess.fromProperties(p);
+    }
+
+    private static Drain.Request request(int limit, double rate) {
+        return new Drain.Request(COHORT, OLD_PARSER, null, limit, rate, "test");
+    }
+
+    private void fail(String source, String docId, String sourceVersion) {
+        fail(source, docId, sourceVersion, COHORT);
+    }
+
+    private void fail(String source, String docId, String sourceVersion, String fingerprint) {
+        store.record(FailureEvidence.builder(source, docId).errorClass(ErrorClass.AMBIGUOUS_PARSE)
+                .errorFingerprint(fingerprint).parserVersion(OLD_PARSER).sourceVersion(sourceVersion).build());
+    }
+
+    private Disposition disposition(String docId) {
+        return store.find("web", docId).orElseThrow().disposition();
+    }
+
+    private static String query(String sql) throws Exception {
+        try (Connection c = dataSource().getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+
+    /** Deterministic two-number vectors: the index's width here, no model to load. */
+    private static final class TwoDimensionEmbedder implements Embedder {
+        @Override
+        public String version() {
+            return "two-dims-test";
+        }
+
+        @Override
+        public int dimensions() {
+            return 2;
+        }
+
+        @Override
+        public int maxTokens() {
+            return 256;
+        }
+
+        @Override
+        public int countTokens(String text) {
+            return text.split("\\s+").length;
+        }
+
+        @Override
+        public List<float[]> embed(List<String> texts) {
+            return texts.stream().map(t -> new float[] {t.length(), 1}).toList();
+        }
+    }
+}

@@ -1,0 +1,160 @@
+package org.ingestquarantine.operator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Clock;
+import java.util.Optional;
+import org.ingestquarantine.failure.ErrorClass;
+import org.ingestquarantine.failure.ErrorFingerprint;
+import org.ingestquarantine.parse.ParseException;
+import org.ingestquarantine.parse.ParseLimits;
+import org.ingestquarantine.parse.WorkerPoolParser;
+import org.ingestquarantine.quarantine.Disposition;
+import org.ingestquarantine.quarantine.FailureEvidence;
+import org.ingestquarantine.quarantine.LocalPayloadStore;
+import org.ingestquarantine.quarantine.QuarantineRecord;
+import org.ingestquarantine.quarantine.QuarantineStore;
+import org.ingestquarantine.testsupport.PostgresTestBase;
+import org.ingestquarantine.testsupport.TextPdf;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Ensures reproduce re-parses the stored bytes in the worker pool, checks their sha256 first, and writes nothing. */
+class ReproducerTest extends PostgresTestBase {
+
+    private static WorkerPoolParser pool;
+
+    @TempDir
+    Path temp;
+
+    private LocalPayloadStore payloads;
+    private QuarantineStore store;
+    private Reproducer reproducer;
+
+    @BeforeAll
+    static void startPool() {
+        pool = new WorkerPoolParser(ParseLimits.defaults().withPoolSize(1));
+    }
+
+    @AfterAll
+    static void stopPool() {
+        pool.close();
+    }
+
+    @BeforeEach
+    void setUp() {
+        payloads = new LocalPayloadStore(temp.resolve("objects"));
+        store = new QuarantineStore(dataSource(), payloads, Clock.systemUTC());
+        OperatorService service = new OperatorService(dataSource(), store, payloads, s -> Optional.empty(),
+                Clock.systemUTC());
+        reproducer = new Reproducer(service, payloads, pool, temp.resolve("work"));
+    }
+
+    @Test
+    void shouldReportTheSameFailureWhenTheRunningParserFailsAlike() throws Exception {
+        Path notPdf = write("not.pdf", "GIF89a, not a PDF at all".getBytes(StandardCharsets.US_ASCII));
+        QuarantineRecord r = record("not.pdf", notPdf, failureOf(notPdf));
+
+        Reproduction verdict = reproducer.reproduce(r.dlqId());
+
+        assertThat(verdict.outcome()).isEqualTo(Reproduction.Outcome.SAME_FAILURE);
+        assertThat(verdict.summary()).isEqualTo("same failure (fingerprint " + r.errorFingerprint() + ")");
+        assertThat(verdict.errorClass()).isEqualTo("permanent_input");
+    }
+
+    @Test
+    void shouldReportThatTheStoredBytesNowParse() throws Exception {
+        Path pdf = write("ok.pdf", TextPdf.of("first page of the lease", "second page"));
+        QuarantineRecord r = record("ok.pdf", pdf, new IllegalStateException("an older parser choked"));
+        long before = rowCount();
+
+        Reproduction verdict = reproducer.reproduce("contracts/ok.pdf");
+
+        assertThat(verdict.summary()).isEqualTo("now parses (2 pages, " + verdict.chars() + " chars)");
+        assertThat(verdict.chars()).isEqualTo("firstpageoftheleasesecondpage".length());
+        assertThat(rowCount()).as("nothing written").isEqualTo(before);
+        assertThat(store.findById(r.dlqId()).orElseThrow().disposition()).isEqualTo(Disposition.OPEN);
+        assertThat(temp.resolve("work")).isEmptyDirectory();
+    }
+
+    @Test
+    void shouldReportADifferentFailure() throws Exception {
+        Path empty = write("empty.pdf", "%PDF-1.7\n".getBytes(StandardCharsets.US_ASCII));
+        record("empty.pdf", empty, new IllegalStateException("recorded some other way"));
+
+        Reproduction verdict = reproducer.reproduce("contracts/empty.pdf");
+
+        assertThat(verdict.outcome()).isEqualTo(Reproduction.Outcome.DIFFERENT_FAILURE);
+        assertThat(verdict.summary()).startsWith("different failure (fingerprint " + verdict.fingerprint());
+        assertThat(verdict.fingerprint()).isNotEqualTo(verdict.recordedFingerprint());
+    }
+
+    @Test
+    void shouldSayThePayloadIsGoneWhenExpiredOrNeverFetched() throws Exception {
+        Path pdf = write("gone.pdf", TextPdf.of("soon gone"));
+        QuarantineRecord r = record("gone.pdf", pdf, new IllegalStateException("x"));
+        payloads.delete(r.payloadUri());
+        store.record(FailureEvidence.builder("contracts", "never-fetched.pdf").errorClass(ErrorClass.TRANSIENT)
+                .errorFingerprint("fp").build());
+
+        assertThat(reproducer.reproduce(r.dlqId()).summary()).isEqualTo("payload expired/erased");
+        assertThat(reproducer.reproduce("contracts/never-fetched.pdf").summary()).isEqualTo("payload expired/erased");
+    }
+
+    @Test
+    void shouldNotParseBytesWhoseSha256IsNotTheRecords() throws Exception {
+        Path pdf = write("tampered.pdf", TextPdf.of("original"));
+        QuarantineRecord r = record("tampered.pdf", pdf, new IllegalStateException("x"));
+        Files.write(Path.of(java.net.URI.create(r.payloadUri())), TextPdf.of("tampered"));
+
+        Reproduction verdict = reproducer.reproduce(r.dlqId());
+
+        assertThat(verdict.outcome()).isEqualTo(Reproduction.Outcome.PAYLOAD_MISMATCH);
+        assertThat(verdict.pages()).isNull();
+    }
+
+    @Test
+    void shouldRefuseAnUnknownRecord() {
+        assertThatThrownBy(() -> reproducer.reproduce("contracts/missing.pdf"))
+                .isInstanceOf(BadOperatorInputException.class);
+    }
+
+    private Path write(String name, byte[] bytes) throws Exception {
+        return Files.write(temp.resolve(name), bytes);
+    }
+
+    private static Throwable failureOf(Path file) {
+        try {
+            pool.parse(file);
+        } catch (ParseException e) {
+            return e;
+        }
+        throw new AssertionError(file + " parsed");
+    }
+
+    private QuarantineRecord record(String docId, Path payload, Throwable failure) {
+        QuarantineRecord r = store.record(FailureEvidence.builder("contracts", docId).errorClass(ErrorClass.AMBIGUOUS_PARSE)
+                .failure(failure).payload(payload).stage("parse").build());
+        assertThat(r.errorFingerprint()).isEqualTo(ErrorFingerprint.of(failure));
+        return r;
+    }
+
+    private static long rowCount() throws Exception {
+        try (Connection c = dataSource().getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT (SELECT count(*) FROM quarantine_attempt)"
+                     + " + (SELECT count(*) FROM documents) + (SELECT count(*) FROM chunks)")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+}

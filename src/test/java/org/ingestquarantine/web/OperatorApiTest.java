@@ -1,0 +1,124 @@
+package org.ingestquarantine.web;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Optional;
+import org.ingestquarantine.failure.ErrorClass;
+import org.ingestquarantine.operator.Dispositions;
+import org.ingestquarantine.operator.OperatorService;
+import org.ingestquarantine.quarantine.Disposition;
+import org.ingestquarantine.quarantine.FailureEvidence;
+import org.ingestquarantine.quarantine.LocalPayloadStore;
+import org.ingestquarantine.quarantine.QuarantineStore;
+import org.ingestquarantine.testsupport.PostgresTestBase;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Ensures the HTTP API answers the operator's questions on loopback, only with the bearer token, with clear statuses. */
+class OperatorApiTest extends PostgresTestBase {
+
+    private static final String TOKEN = "s3cret-token";
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    Path temp;
+
+    private QuarantineStore store;
+    private OperatorApi api;
+    private final HttpClient client = HttpClient.newHttpClient();
+
+    @BeforeEach
+    void setUp() throws Exception {
+        LocalPayloadStore payloads = new LocalPayloadStore(temp);
+        store = new QuarantineStore(dataSource(), payloads, Clock.systemUTC());
+        OperatorService service = new OperatorService(dataSource(), store, payloads, s -> Optional.empty(), Clock.systemUTC());
+        api = OperatorApi.start(new InetSocketAddress("127.0.0.1", 0), service,
+                new Dispositions(dataSource(), store, payloads, Clock.systemUTC()), TOKEN, Duration.ofDays(90));
+        for (int i = 0; i < 3; i++) {
+            store.record(FailureEvidence.builder("contracts", "2026/lease-" + i + ".pdf").errorClass(ErrorClass.AMBIGUOUS_PARSE)
+                    .errorFingerprint("fp-1").parserVersion("p-old").build());
+        }
+    }
+
+    @AfterEach
+    void stop() {
+        api.close();
+    }
+
+    @Test
+    void shouldRefuseRequestsWithoutTheToken() throws Exception {
+        assertThat(get("/api/stats", null).statusCode()).isEqualTo(401);
+        HttpResponse<String> wrong = get("/api/stats", "not-it");
+        assertThat(wrong.statusCode()).isEqualTo(401);
+        assertThat(wrong.headers().firstValue("WWW-Authenticate")).contains("Bearer");
+        assertThat(wrong.body()).doesNotContain("contracts");
+    }
+
+    @Test
+    void shouldAnswerTheQuestionsAsTheCommandsDo() throws Exception {
+        JsonNode stats = JSON.readTree(get("/api/stats", TOKEN).body());
+        assertThat(stats.at("/total/documents").asInt()).isEqualTo(3);
+        JsonNode cohorts = JSON.readTree(get("/api/cohorts?class=ambiguous_parse&limit=5", TOKEN).body());
+        assertThat(cohorts.at("/cohorts/0/documents").asInt()).isEqualTo(3);
+        assertThat(cohorts.at("/cohorts/0/stale_parser").asBoolean()).isTrue();
+        assertThat(JSON.readTree(get("/api/coverage", TOKEN).body()).at("/sources/0/open_quarantined").asInt()).isEqualTo(3);
+        HttpResponse<String> record = get("/api/records/" + URLEncoder.encode("contracts/2026/lease-1.pdf",
+                StandardCharsets.UTF_8), TOKEN);
+        assertThat(record.statusCode()).isEqualTo(200);
+        assertThat(JSON.readTree(record.body()).at("/record/doc_id").asText()).isEqualTo("2026/lease-1.pdf");
+        assertThat(get("/api/records/contracts/2026/lease-1.pdf", TOKEN).statusCode()).isEqualTo(200);
+        assertThat(JSON.readTree(get("/api/overdue?older_than_days=1", TOKEN).body()).get("documents").asInt()).isZero();
+    }
+
+    @Test
+    void shouldSayWhatIsWrongWithAStatusAndOneLine() throws Exception {
+        HttpResponse<String> unknown = get("/api/records/contracts/none.pdf", TOKEN);
+        assertThat(unknown.statusCode()).isEqualTo(404);
+        assertThat(JSON.readTree(unknown.body()).get("error").asText()).startsWith("no quarantine record contracts/none.pdf");
+        assertThat(get("/api/cohorts?class=flaky", TOKEN).statusCode()).isEqualTo(400);
+        assertThat(get("/api/nothing", TOKEN).statusCode()).isEqualTo(404);
+        assertThat(get("/api/dispose", TOKEN).statusCode()).isEqualTo(405);
+    }
+
+    @Test
+    void shouldDisposeACohort() throws Exception {
+        HttpResponse<String> r = client.send(HttpRequest.newBuilder(uri("/api/dispose"))
+                .header("Authorization", "Bearer " + TOKEN)
+                .POST(HttpRequest.BodyPublishers.ofString("{\"fingerprint\":\"fp-1\",\"reason\":\"vendor_format\","
+                        + "\"owner\":\"legal-ops\"}")).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(JSON.readTree(r.body()).get("unindexable").asInt()).isEqualTo(3);
+        assertThat(store.find("contracts", "2026/lease-0.pdf").orElseThrow().disposition()).isEqualTo(Disposition.UNINDEXABLE);
+        HttpResponse<String> again = client.send(HttpRequest.newBuilder(uri("/api/dispose"))
+                .header("Authorization", "Bearer " + TOKEN)
+                .POST(HttpRequest.BodyPublishers.ofString("{\"fingerprint\":\"fp-1\",\"reason\":\"x\",\"owner\":\"y\"}"))
+                .build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(again.statusCode()).isEqualTo(400);
+    }
+
+    private URI uri(String path) {
+        return URI.create("http://127.0.0.1:" + api.port() + path);
+    }
+
+    private HttpResponse<String> get(String path, String token) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(uri(path)).GET();
+        if (token != null) {
+            b.header("Authorization", "Bearer " + token);
+        }
+        return client.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+}
