@@ -163,6 +163,7 @@ class OperatorCommandsTest extends PostgresTestBase {
         Path folder = Files.createDirectories(data.resolve("invoices"));
         Files.write(folder.resolve("inv-0"), "still not a PDF".getBytes(StandardCharsets.US_ASCII));
         System.setProperty("sources.invoices.base-uri", folder.toUri().toString());
+        System.setProperty("sources.invoices.file-roots", folder.toString());
         try {
             Result r = run("drain", "--fingerprint", "fp-not-pdf", "--limit", "3", "--rate", "20", "--json",
                     "--data-dir", data.toString());
@@ -174,6 +175,7 @@ class OperatorCommandsTest extends PostgresTestBase {
             assertThat(report.get("outcomes").fieldNames()).toIterable().anyMatch(k -> k.startsWith("still_failing:"));
         } finally {
             System.clearProperty("sources.invoices.base-uri");
+            System.clearProperty("sources.invoices.file-roots");
         }
     }
 
