@@ -1,6 +1,7 @@
 package org.ingestquarantine.app;
 
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -11,6 +12,7 @@ import java.util.Properties;
 import java.util.TreeMap;
 import org.apache.camel.CamelConfiguration;
 import org.apache.camel.CamelContext;
+import org.apache.camel.component.micrometer.MicrometerConstants;
 import org.apache.camel.spi.Registry;
 import org.apache.camel.support.service.ServiceSupport;
 import org.ingestquarantine.broker.kafka.KafkaWiring;
@@ -18,6 +20,7 @@ import org.ingestquarantine.broker.rabbitmq.RabbitMqWiring;
 import org.ingestquarantine.broker.sqs.SqsWiring;
 import org.ingestquarantine.db.Database;
 import org.ingestquarantine.db.EmbeddedPostgresService;
+import org.ingestquarantine.db.Jdbc;
 import org.ingestquarantine.delivery.AttemptJournal;
 import org.ingestquarantine.delivery.BrokerAdapter;
 import org.ingestquarantine.delivery.BrokerSetup;
@@ -52,6 +55,8 @@ import org.ingestquarantine.ingest.SourceRequestThrottle;
 import org.ingestquarantine.ingest.SourceTotals;
 import org.ingestquarantine.ingest.WindowChunker;
 import org.ingestquarantine.metrics.PipelineMetrics;
+import org.ingestquarantine.metrics.ScrapeEndpoint;
+import org.ingestquarantine.metrics.StoreGauges;
 import org.ingestquarantine.parse.DocumentParser;
 import org.ingestquarantine.parse.InProcessPdfParser;
 import org.ingestquarantine.parse.ParseLimits;
@@ -78,11 +83,17 @@ import org.ingestquarantine.quarantine.QuarantineStore;
  * {@code sources.<name>.http-allow}, {@code sources.<name>.http-allow-private} (see {@link SourceAccess}; from
  * the properties files, the overrides and {@code -D}, not from environment variables),
  * {@code dlq.sweep-backoff-initial-ms}, {@code dlq.sweep-backoff-max-ms} (see {@link DlqSweeper}),
+ * {@code management.host}, {@code management.port} (the scrape endpoint; 0 = any free port),
+ * {@code metrics.store-poll-ms}, {@code metrics.new-fingerprint-window-ms}, {@code operator.retention-age-days}
+ * (see {@link StoreGauges}),
  * {@code parse.mode} (pool | in-process; in-process only for debugging: a hostile document can then take
  * the consumer down), {@code chunk.max-chars}, {@code chunk.max-tokens} (default: the model's limit), {@code chunk.overlap-words}, {@code failure.<class>.*} (see
  * {@link RedeliveryPolicies}) and {@code parse.*} (see {@link ParseLimits}).
  */
 public final class AppConfiguration implements CamelConfiguration {
+
+    /** Name of the bound String: the Prometheus scrape URL, with the port actually taken. */
+    public static final String SCRAPE_URL = "metricsScrapeUrl";
 
     /** The brokers a profile can name in {@code broker.kind}. */
     private static final Map<String, BrokerWiring> BROKERS = Map.of(
@@ -101,7 +112,7 @@ public final class AppConfiguration implements CamelConfiguration {
 
         ClassifyFailure classification = new ClassifyFailure(ErrorTaxonomy.standard());
         RedeliveryPolicies policies = RedeliveryPolicies.fromProperties(settings::find);
-        PipelineMetrics metrics = new PipelineMetrics(new SimpleMeterRegistry());
+        PipelineMetrics metrics = new PipelineMetrics(startMetrics(settings, registry, started, database, clock));
         AttemptJournal journal = new AttemptJournal(database.dataSource(), clock);
         QuarantineStore store = new QuarantineStore(database.dataSource(),
                 new LocalPayloadStore(dataDir.resolve("objects")), clock);
@@ -165,7 +176,6 @@ public final class AppConfiguration implements CamelConfiguration {
         return SourceAccess.fromProperties(p);
     }
 
-    /** @return the chunker of {@code chunk.*} for the embedder's tokens */
     /** @return the HTTP connector's bounds, {@code http.*} */
     static HttpTimeouts httpTimeouts(Settings settings) {
         return new HttpTimeouts(settings.requiredMillis("http.connect-timeout-ms"),
@@ -200,6 +210,31 @@ public final class AppConfiguration implements CamelConfiguration {
                 .map(rate -> SourceRequestThrottle.sharedInPostgres(database.dataSource(), Double.parseDouble(rate),
                         settings.requiredNumber(SourceRequestThrottle.HEADROOM_PROPERTY)))
                 .orElse(SourceRequestThrottle.unlimited());
+    }
+
+    /**
+     * The one meter registry, bound as {@value MicrometerConstants#METRICS_REGISTRY_NAME} where camel-micrometer
+     * (and Camel Main's {@code camel.metrics.*}) finds it, the store gauges and the scrape endpoint, whose URL
+     * is bound as {@value #SCRAPE_URL}.
+     */
+    private static PrometheusMeterRegistry startMetrics(Settings settings, Registry registry,
+                                                        Deque<AutoCloseable> started, Database database, Clock clock)
+            throws java.io.IOException {
+        PrometheusMeterRegistry meters = registry.lookupByNameAndType(MicrometerConstants.METRICS_REGISTRY_NAME,
+                PrometheusMeterRegistry.class);
+        if (meters == null) {
+            meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+            registry.bind(MicrometerConstants.METRICS_REGISTRY_NAME, meters);
+        }
+        started.push(StoreGauges.start(new Jdbc(database.dataSource()), meters, new StoreGauges.Windows(
+                settings.requiredMillis("metrics.store-poll-ms"),
+                settings.requiredMillis("metrics.new-fingerprint-window-ms"),
+                Duration.ofDays(settings.requiredNumber("operator.retention-age-days"))), clock));
+        ScrapeEndpoint endpoint = ScrapeEndpoint.start(meters, settings.required("management.host"),
+                (int) settings.requiredNumber("management.port"));
+        started.push(endpoint);
+        registry.bind(SCRAPE_URL, endpoint.url().toString());
+        return meters;
     }
 
     static ParseLimits parseLimits(Settings s) {

@@ -71,9 +71,11 @@ public final class PipelineApp implements AutoCloseable {
             public void afterStart(org.apache.camel.main.BaseMainSupport started) {
                 CamelContext context = started.getCamelContext();
                 String embeddedSqs = context.getRegistry().lookupByNameAndType(SqsWiring.EMBEDDED_ENDPOINT, String.class);
-                LoggerFactory.getLogger(PipelineApp.class).info("consuming ({}{}); SIGTERM or Ctrl-C stops after the"
-                        + " documents in flight", context.resolvePropertyPlaceholders("{{ingest.from-uri}}")
-                        .replaceAll("\\?.*", ""), embeddedSqs == null ? "" : ", embedded SQS endpoint " + embeddedSqs);
+                String scrape = context.getRegistry().lookupByNameAndType(AppConfiguration.SCRAPE_URL, String.class);
+                LoggerFactory.getLogger(PipelineApp.class).info("consuming ({}{}); metrics at {}; SIGTERM or Ctrl-C"
+                        + " stops after the documents in flight", context.resolvePropertyPlaceholders(
+                                "{{ingest.from-uri}}").replaceAll("\\?.*", ""),
+                        embeddedSqs == null ? "" : ", embedded SQS endpoint " + embeddedSqs, scrape);
             }
         });
         main.run();

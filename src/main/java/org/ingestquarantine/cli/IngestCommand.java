@@ -16,7 +16,6 @@ import org.ingestquarantine.delivery.IngestPublisher;
 import org.ingestquarantine.ingest.FolderConnector;
 import org.ingestquarantine.ingest.SourceAccess;
 import org.ingestquarantine.ingest.SourceTotals;
-import org.ingestquarantine.metrics.PipelineMetrics;
 import org.ingestquarantine.pipeline.IngestMessage;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -73,35 +72,36 @@ final class IngestCommand implements Callable<Integer> {
         long started = System.nanoTime();
         // the folder is the source's one root: its files may be read, nothing else (DESIGN.md §9)
         Map<String, String> roots = Map.of(SourceAccess.PREFIX + sourceName + ".file-roots", root.toString());
-        try (PipelineApp app = PipelineApp.start(common.profile, common.dataDir, roots)) {
+        try (PipelineApp app = PipelineApp.start(common.profile, common.dataDir, roots);
+             SettledOutcomes settled = SettledOutcomes.listen(app.context())) {
             long startupMs = Duration.ofNanos(System.nanoTime() - started).toMillis();
             // the folder's file count is the source's total: coverage's known denominator
             app.bean("sourceTotals", SourceTotals.class).record(sourceName, files.size(), FolderConnector.VERSION,
                     root.toUri());
             IngestPublisher publisher = app.bean("ingestPublisher", IngestPublisher.class);
-            PipelineMetrics metrics = app.bean("pipelineMetrics", PipelineMetrics.class);
             Map<String, String> keys = new LinkedHashMap<>();
             for (Path file : files) {
                 String docId = root.relativize(file).toString().replace('\\', '/');
                 IngestMessage message = new IngestMessage(sourceName, docId, file.toUri(), null, null, null);
                 keys.put(publisher.publish(message), docId);
             }
-            List<String> unsettled = awaitOutcomes(keys, metrics, publisher);
+            List<String> unsettled = awaitOutcomes(keys, settled, publisher);
             long elapsedMs = Duration.ofNanos(System.nanoTime() - started).toMillis();
-            RunSummary summary = RunSummary.collect(app, sourceName, keys, metrics, unsettled, elapsedMs, startupMs);
+            RunSummary summary = RunSummary.collect(app, sourceName, keys, settled::outcomeOf, unsettled, elapsedMs,
+                    startupMs);
             spec.commandLine().getOut().println(json ? summary.toJson() : summary.toText());
             return unsettled.isEmpty() ? 0 : 3;
         }
     }
 
-    private List<String> awaitOutcomes(Map<String, String> keys, PipelineMetrics metrics, IngestPublisher publisher)
+    private List<String> awaitOutcomes(Map<String, String> keys, SettledOutcomes settled, IngestPublisher publisher)
             throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(timeoutSeconds).toNanos();
         long quietSince = -1;
         while (true) {
             List<String> open = new ArrayList<>();
             for (String key : keys.keySet()) {
-                if (metrics.outcomeOf(key) == null) {
+                if (settled.outcomeOf(key) == null) {
                     open.add(key);
                 }
             }

@@ -8,9 +8,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.UnaryOperator;
 import org.ingestquarantine.app.PipelineApp;
 import org.ingestquarantine.ingest.DocumentIndex;
-import org.ingestquarantine.metrics.PipelineMetrics;
 import org.ingestquarantine.quarantine.QuarantineQueries;
 import org.ingestquarantine.quarantine.QuarantineRecord;
 import org.ingestquarantine.quarantine.QuarantineStore;
@@ -27,7 +27,12 @@ record RunSummary(String source, int documents, int indexed, int unchanged, Map<
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    static RunSummary collect(PipelineApp app, String source, Map<String, String> docIdsByKey, PipelineMetrics metrics,
+    /**
+     * @param outcomeOf a delivery key's settled outcome (indexed, unchanged, stale, quarantined), {@code null}
+     *     while it has none
+     */
+    static RunSummary collect(PipelineApp app, String source, Map<String, String> docIdsByKey,
+                              UnaryOperator<String> outcomeOf,
                               List<String> unsettledKeys, long elapsedMs, long startupMs) {
         QuarantineStore store = app.bean("quarantineStore", QuarantineStore.class);
         QuarantineQueries queries = app.bean("quarantineQueries", QuarantineQueries.class);
@@ -37,7 +42,7 @@ record RunSummary(String source, int documents, int indexed, int unchanged, Map<
         Map<String, Integer> byReason = new TreeMap<>();
         Set<String> fingerprints = new HashSet<>();
         for (Map.Entry<String, String> e : docIdsByKey.entrySet()) {
-            String outcome = metrics.outcomeOf(e.getKey());
+            String outcome = outcomeOf.apply(e.getKey());
             if (outcome == null) {
                 continue;
             }

@@ -1,6 +1,7 @@
 package org.ingestquarantine.delivery;
 
 import org.apache.camel.Exchange;
+import org.ingestquarantine.ingest.FetchedDocument;
 import org.ingestquarantine.ingest.IndexOutcome;
 import org.ingestquarantine.metrics.PipelineMetrics;
 import org.ingestquarantine.pipeline.IngestMessage;
@@ -9,12 +10,14 @@ import org.ingestquarantine.pipeline.PipelineKeys;
 import org.ingestquarantine.quarantine.QuarantineRecorder;
 
 /**
- * Closes a delivery: its attempt in the journal and its terminal outcome in the metrics. Called only
- * after the outcome is committed (index written, or quarantine record written), and before the consumer
- * acknowledges the message.
+ * Closes a delivery: its attempt in the journal, its terminal outcome on the exchange
+ * ({@link PipelineKeys#OUTCOME}, which a completed consumer exchange carries to whoever listens to Camel's
+ * events) and in the processed/failed counters by source and content type. Called only after the outcome is
+ * committed (index written, or quarantine record written), and before the consumer acknowledges the message.
  */
 public final class Outcomes {
 
+    private static final String QUARANTINED = "quarantined";
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Outcomes.class);
 
     private final AttemptJournal journal;
@@ -51,8 +54,8 @@ public final class Outcomes {
 
     /** @param exchange a delivery whose quarantine record committed */
     public void quarantined(Exchange exchange) {
-        close(exchange, "quarantined");
-        settle(exchange, "quarantined");
+        close(exchange, QUARANTINED);
+        settle(exchange, QUARANTINED);
     }
 
     /** @param exchange a delivery handed back to the broker for a later redelivery */
@@ -73,6 +76,7 @@ public final class Outcomes {
         String source = message == null ? QuarantineRecorder.INVALID_MESSAGES_SOURCE : message.source();
         LOG.info("{} {}", message == null ? LogSafe.identity(exchange.getProperty(PipelineKeys.DELIVERY_KEY, String.class))
                 : LogSafe.identity(message.source()) + "/" + LogSafe.identity(message.docId()), outcome);
-        metrics.settled(exchange.getProperty(PipelineKeys.DELIVERY_KEY, String.class), source, outcome);
+        FetchedDocument fetched = exchange.getProperty(PipelineKeys.FETCHED, FetchedDocument.class);
+        metrics.settled(source, fetched == null ? null : fetched.contentType(), QUARANTINED.equals(outcome));
     }
 }

@@ -2,63 +2,79 @@ package org.ingestquarantine.metrics;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import org.ingestquarantine.failure.ErrorClass;
 
 /**
- * The pipeline's meters (DESIGN.md §7) and the terminal outcome of every message this process settled.
+ * The pipeline's counters (DESIGN.md §7), each incremented only once the outcome it counts is committed.
+ * Tags never carry document text or doc ids, only bounded names: sources, classes, reason codes, versions
+ * and content types.
  *
- * <p>Counters: {@code ingest.quarantined} tagged source, error_class, error_type, parser_version;
- * {@code ingest.processed} tagged source and outcome (indexed, unchanged, stale, quarantined). Tags
- * never carry document text or doc ids.
+ * <ul>
+ *   <li>{@value #QUARANTINED} {source, error_class, reason, parser_version}: quarantine records committed;</li>
+ *   <li>{@value #DOWNSTREAM_CONTRACT} {source, reason, parser_version}: the downstream_contract ones among
+ *       them again, a counter of their own to alert on;</li>
+ *   <li>{@value #PROCESSED} and {@value #FAILED} {source, content_type}: deliveries settled (indexed,
+ *       unchanged, stale or quarantined) and, of those, quarantined. Both are registered together, so every
+ *       failure rate {@code failed / processed} has its own population as denominator (zero failures is 0,
+ *       not a missing series).</li>
+ * </ul>
  */
 public final class PipelineMetrics {
 
-    private final MeterRegistry registry;
-    private final Map<String, String> outcomes = new ConcurrentHashMap<>();
+    /** Counter of committed quarantine records. */
+    public static final String QUARANTINED = "ingest.quarantined";
+    /** Counter of committed downstream_contract quarantine records. */
+    public static final String DOWNSTREAM_CONTRACT = "ingest.downstream_contract";
+    /** Counter of settled deliveries. */
+    public static final String PROCESSED = "ingest.processed";
+    /** Counter of settled deliveries whose outcome is a quarantine record. */
+    public static final String FAILED = "ingest.failed";
+    /** Content type tag of a delivery whose document was never fetched (e.g. an invalid message). */
+    public static final String UNKNOWN_CONTENT_TYPE = "unknown";
 
-    /** @param registry where meters are registered */
+    private final MeterRegistry registry;
+
+    /** @param registry where meters are registered (the application's one {@code metricsRegistry}) */
     public PipelineMetrics(MeterRegistry registry) {
         this.registry = registry;
     }
 
     /**
+     * Counts one committed quarantine record; call only after its statement committed.
+     *
      * @param source the document's source
      * @param errorClass its class
-     * @param errorType the root exception's type name
+     * @param reason the classification's reason code
      * @param parserVersion the parser version that failed
      */
-    public void quarantined(String source, ErrorClass errorClass, String errorType, String parserVersion) {
-        Counter.builder("ingest.quarantined").description("documents quarantined")
+    public void quarantined(String source, ErrorClass errorClass, String reason, String parserVersion) {
+        Counter.builder(QUARANTINED).description("quarantine records committed")
                 .tag("source", source).tag("error_class", errorClass.code())
-                .tag("error_type", errorType).tag("parser_version", parserVersion)
+                .tag("reason", reason).tag("parser_version", parserVersion)
                 .register(registry).increment();
+        if (errorClass == ErrorClass.DOWNSTREAM_CONTRACT) {
+            Counter.builder(DOWNSTREAM_CONTRACT).description("downstream_contract quarantine records committed")
+                    .tag("source", source).tag("reason", reason).tag("parser_version", parserVersion)
+                    .register(registry).increment();
+        }
     }
 
     /**
-     * Records the terminal outcome of one message; a message settled twice keeps its last outcome.
+     * Counts one settled delivery.
      *
-     * @param deliveryKey the broker's identity of the message
      * @param source the document's source
-     * @param outcome indexed, unchanged, stale or quarantined
+     * @param contentType the fetched document's type, or {@code null} when nothing was fetched
+     * @param failed whether its outcome is a quarantine record
      */
-    public void settled(String deliveryKey, String source, String outcome) {
-        outcomes.put(deliveryKey, outcome);
-        Counter.builder("ingest.processed").description("messages settled, by outcome")
-                .tag("source", source).tag("outcome", outcome)
-                .register(registry).increment();
+    public void settled(String source, String contentType, boolean failed) {
+        String type = contentType == null ? UNKNOWN_CONTENT_TYPE : contentType;
+        Counter.builder(PROCESSED).description("deliveries settled (indexed, unchanged, stale or quarantined)")
+                .tag("source", source).tag("content_type", type).register(registry).increment();
+        Counter.builder(FAILED).description("deliveries settled as quarantined")
+                .tag("source", source).tag("content_type", type).register(registry).increment(failed ? 1 : 0);
     }
 
-    /**
-     * @param deliveryKey the broker's identity of a message
-     * @return its terminal outcome, or {@code null} while it has none in this process
-     */
-    public String outcomeOf(String deliveryKey) {
-        return outcomes.get(deliveryKey);
-    }
-
-    /** @return the registry, for exporters */
+    /** @return the registry */
     public MeterRegistry registry() {
         return registry;
     }

@@ -38,7 +38,7 @@ public final class QuarantineRecorder {
     /**
      * @param store where records go
      * @param versions the versions of connector, parser, chunker and embedder in this process
-     * @param metrics counts quarantined documents
+     * @param metrics counts committed quarantine records
      */
     public QuarantineRecorder(QuarantineStore store, PipelineVersions versions, PipelineMetrics metrics) {
         this.store = store;
@@ -110,7 +110,6 @@ public final class QuarantineRecorder {
      * @throws QuarantineWriteException when the record cannot be closed
      */
     public void committed(Exchange exchange) {
-        Throwable failure = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
         Classification c = exchange.getProperty(PipelineKeys.FAILURE, Classification.class);
         ErrorClass errorClass = c == null ? ErrorClass.UNCLASSIFIED : c.errorClass();
         IngestMessage message = exchange.getProperty(PipelineKeys.MESSAGE, IngestMessage.class);
@@ -118,8 +117,8 @@ public final class QuarantineRecorder {
         if (message != null && c != null && "not_found".equals(c.reasonCode())) {
             store.close(source, message.docId(), Disposition.DELETED_AT_SOURCE, "not_found", null);
         }
-        metrics.quarantined(source, errorClass,
-                failure == null ? "unknown" : ErrorFingerprint.typeName(ErrorFingerprint.rootCause(failure)), versions.parser());
+        metrics.quarantined(source, errorClass, c == null ? Classification.UNKNOWN_REASON : c.reasonCode(),
+                versions.parser());
     }
 
     /**

@@ -1,0 +1,260 @@
+package org.ingestquarantine.metrics;
+
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.ingestquarantine.db.Jdbc;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Gauges read from the store on a schedule (every {@link Windows#poll()}), never per message, that grow
+ * when the problem grows (DESIGN.md §7). Each reading replaces the last; while the database cannot be read,
+ * every gauge keeps its last value and {@value #AGE} says how many seconds old that value is.
+ *
+ * <ul>
+ *   <li>{@value #OPEN} {source}: open quarantine records (documents), 0 for a source with none;</li>
+ *   <li>{@value #OLDEST} {source}: age of the oldest open record, only where one is open;</li>
+ *   <li>{@value #TOTAL} {source}: the source's known total of documents: {@code source_totals.documents}
+ *       where that table exists, else what the store knows (indexed + open quarantined + unindexable);</li>
+ *   <li>{@value #COVERAGE} {source}: indexed / that total; absent where the total is unknown (a
+ *       {@code source_totals} table without a row for the source) or 0;</li>
+ *   <li>{@value #NEW_FINGERPRINTS}: error fingerprints first seen within {@link Windows#newFingerprint()};</li>
+ *   <li>{@value #OVERDUE} {owner}: open records first seen more than {@link Windows#overdueAfter()} ago,
+ *       owner {@value #NO_OWNER} where none is set;</li>
+ *   <li>{@value #DRAIN} : time since the last drain run started; present only once a {@code drain_runs}
+ *       table exists and holds a run.</li>
+ * </ul>
+ * Reads the tables directly through {@link Jdbc} (this package sits below {@code quarantine}). Thread-safe.
+ */
+public final class StoreGauges implements AutoCloseable {
+
+    /** Open quarantined documents per source. */
+    public static final String OPEN = "quarantine.open.documents";
+    /** Age of the oldest open record per source, seconds. */
+    public static final String OLDEST = "quarantine.oldest.open.age.seconds";
+    /** The known total of a source's documents. */
+    public static final String TOTAL = "source.documents";
+    /** Indexed share of a source's documents, 0.0-1.0. */
+    public static final String COVERAGE = "coverage.ratio";
+    /** Fingerprints first seen in the window. */
+    public static final String NEW_FINGERPRINTS = "quarantine.fingerprints.new";
+    /** Overdue open records per owner. */
+    public static final String OVERDUE = "quarantine.overdue.documents";
+    /** Seconds since the last drain run started. */
+    public static final String DRAIN = "drain.last.run.age.seconds";
+    /** Seconds since the gauges above were last read from the store. */
+    public static final String AGE = "quarantine.gauges.age.seconds";
+    /** Owner tag of records that name none. */
+    public static final String NO_OWNER = "unowned";
+
+    /**
+     * @param poll time between two readings of the store
+     * @param newFingerprint how recently a fingerprint must have been first seen to count as new
+     * @param overdueAfter how long a record may stay open before it is overdue
+     */
+    public record Windows(Duration poll, Duration newFingerprint, Duration overdueAfter) {
+        public Windows {
+            Objects.requireNonNull(poll, "poll");
+            Objects.requireNonNull(newFingerprint, "newFingerprint");
+            Objects.requireNonNull(overdueAfter, "overdueAfter");
+        }
+    }
+
+    private static final Logger LOG = LoggerFactory.getLogger(StoreGauges.class);
+
+    private final Jdbc jdbc;
+    private final Windows windows;
+    private final Clock clock;
+    private final ScheduledExecutorService scheduler;
+    private final MultiGauge open;
+    private final MultiGauge oldest;
+    private final MultiGauge total;
+    private final MultiGauge coverage;
+    private final MultiGauge overdue;
+    private final MultiGauge drain;
+    private volatile double newFingerprints;
+    private volatile Instant lastRead;
+    private volatile boolean failing;
+
+    private StoreGauges(Jdbc jdbc, MeterRegistry registry, Windows windows, Clock clock) {
+        this.jdbc = jdbc;
+        this.windows = windows;
+        this.clock = clock;
+        this.lastRead = clock.instant();
+        this.open = MultiGauge.builder(OPEN).description("open quarantine records, per source").register(registry);
+        this.oldest = MultiGauge.builder(OLDEST).description("age of the oldest open quarantine record, seconds")
+                .register(registry);
+        this.total = MultiGauge.builder(TOTAL).description("the known total of a source's documents")
+                .register(registry);
+        this.coverage = MultiGauge.builder(COVERAGE).description("indexed / the source's known total")
+                .register(registry);
+        this.overdue = MultiGauge.builder(OVERDUE).description("open records past the overdue age, per owner")
+                .register(registry);
+        this.drain = MultiGauge.builder(DRAIN).description("seconds since the last drain run started")
+                .register(registry);
+        Gauge.builder(NEW_FINGERPRINTS, this, g -> g.newFingerprints)
+                .description("error fingerprints first seen within the new-fingerprint window").register(registry);
+        Gauge.builder(AGE, this, g -> Duration.between(g.lastRead, g.clock.instant()).toMillis() / 1000.0)
+                .description("seconds since the store gauges were last read (grows while the database is down)")
+                .register(registry);
+        this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "store-gauges");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /**
+     * Registers the gauges and starts reading the store, the first time at once.
+     *
+     * @param jdbc the store
+     * @param registry where the gauges go
+     * @param windows poll interval and the windows of "new" and "overdue"
+     * @param clock the time {@value #AGE} is measured in
+     * @return the running reader; {@link #close()} stops it
+     */
+    public static StoreGauges start(Jdbc jdbc, MeterRegistry registry, Windows windows, Clock clock) {
+        StoreGauges gauges = new StoreGauges(jdbc, registry, windows, clock);
+        gauges.scheduler.scheduleWithFixedDelay(gauges::refreshQuietly, 0, windows.poll().toMillis(),
+                TimeUnit.MILLISECONDS);
+        return gauges;
+    }
+
+    private void refreshQuietly() {
+        try {
+            refresh();
+            if (failing) {
+                LOG.info("store gauges read again");
+            }
+            failing = false;
+        } catch (SQLException | RuntimeException e) {
+            if (!failing) {
+                LOG.warn("store gauges could not be read ({}); they keep their last values, {} says how old;"
+                        + " retrying every {} ms", e.getMessage(), AGE, windows.poll().toMillis());
+            }
+            failing = true;
+        }
+    }
+
+    /**
+     * Reads every gauge from the store once.
+     *
+     * @throws SQLException when the store cannot be read; the gauges keep their last values then
+     */
+    void refresh() throws SQLException {
+        boolean[] tables = jdbc.queryFirst("SELECT to_regclass('source_totals') IS NOT NULL,"
+                + " to_regclass('drain_runs') IS NOT NULL", rs -> new boolean[] {rs.getBoolean(1), rs.getBoolean(2)})
+                .orElseThrow();
+        boolean totalsKnown = tables[0];
+        List<SourceRow> sources = jdbc.query(sourcesSql(totalsKnown), StoreGauges::sourceRow);
+        long windowMs = windows.newFingerprint().toMillis();
+        long fresh = jdbc.queryFirst("""
+                SELECT count(*) FROM (SELECT error_fingerprint FROM quarantine_attempt
+                    WHERE error_fingerprint IS NOT NULL GROUP BY error_fingerprint
+                    HAVING min(seen_at) > now() - ?::bigint * interval '1 millisecond') f
+                """, rs -> rs.getLong(1), windowMs).orElse(0L);
+        List<MultiGauge.Row<?>> overdueRows = new ArrayList<>();
+        jdbc.query("""
+                SELECT COALESCE(owner, ?), count(*) FROM quarantine
+                WHERE disposition = 'open' AND first_seen_at < now() - ?::bigint * interval '1 millisecond'
+                GROUP BY 1
+                """, rs -> overdueRows.add(MultiGauge.Row.of(Tags.of("owner", rs.getString(1)), rs.getLong(2))),
+                NO_OWNER, windows.overdueAfter().toMillis());
+        List<MultiGauge.Row<?>> drainRows = new ArrayList<>();
+        if (tables[1]) {
+            jdbc.queryFirst("SELECT extract(epoch FROM now() - max(started_at)) FROM drain_runs",
+                    rs -> rs.getObject(1) == null ? null : rs.getDouble(1))
+                    .ifPresent(age -> drainRows.add(MultiGauge.Row.of(Tags.empty(), age)));
+        }
+
+        List<MultiGauge.Row<?>> openRows = new ArrayList<>();
+        List<MultiGauge.Row<?>> oldestRows = new ArrayList<>();
+        List<MultiGauge.Row<?>> totalRows = new ArrayList<>();
+        List<MultiGauge.Row<?>> coverageRows = new ArrayList<>();
+        for (SourceRow s : sources) {
+            Tags tags = Tags.of("source", s.source());
+            openRows.add(MultiGauge.Row.of(tags, s.open()));
+            if (s.oldestOpenAgeSeconds() != null) {
+                oldestRows.add(MultiGauge.Row.of(tags, s.oldestOpenAgeSeconds()));
+            }
+            if (s.total() != null) {
+                totalRows.add(MultiGauge.Row.of(tags, s.total()));
+                if (s.total() > 0) {
+                    coverageRows.add(MultiGauge.Row.of(tags, (double) s.indexed() / s.total()));
+                }
+            }
+        }
+        open.register(openRows, true);
+        oldest.register(oldestRows, true);
+        total.register(totalRows, true);
+        coverage.register(coverageRows, true);
+        overdue.register(overdueRows, true);
+        drain.register(drainRows, true);
+        newFingerprints = fresh;
+        lastRead = clock.instant();
+    }
+
+    /** One source's reading; {@code total} null when unknown. */
+    private record SourceRow(String source, long indexed, long open, Long total, Double oldestOpenAgeSeconds) {
+    }
+
+    private static SourceRow sourceRow(ResultSet rs) throws SQLException {
+        long total = rs.getLong("total");
+        boolean totalKnown = !rs.wasNull();
+        double oldest = rs.getDouble("oldest_age");
+        boolean anyOpen = !rs.wasNull();
+        return new SourceRow(rs.getString("source"), rs.getLong("indexed"), rs.getLong("open"),
+                totalKnown ? total : null, anyOpen ? oldest : null);
+    }
+
+    /**
+     * Per source: indexed (searchable) documents, open records, the known total and the oldest open age. The
+     * store's own total is DESIGN.md §5's coverage denominator: indexed + open quarantined (not since indexed)
+     * + unindexable.
+     */
+    private static String sourcesSql(boolean totalsKnown) {
+        return """
+                WITH sources AS (
+                    SELECT source FROM documents UNION SELECT source FROM quarantine %s
+                ), indexed AS (
+                    SELECT source, count(*) AS n FROM documents WHERE state = 'searchable' GROUP BY source
+                ), quarantined AS (
+                    SELECT q.source,
+                           count(*) FILTER (WHERE q.disposition = 'open') AS open_n,
+                           count(*) FILTER (WHERE q.disposition = 'open' AND NOT EXISTS (
+                               SELECT 1 FROM documents d WHERE d.source = q.source AND d.doc_id = q.doc_id
+                                   AND d.state = 'searchable')) AS missing_n,
+                           count(*) FILTER (WHERE q.disposition = 'unindexable') AS unindexable_n,
+                           extract(epoch FROM now() - min(q.first_seen_at) FILTER (WHERE q.disposition = 'open'))
+                               AS oldest_age
+                    FROM quarantine q GROUP BY q.source
+                )
+                SELECT s.source, COALESCE(i.n, 0) AS indexed, COALESCE(q.open_n, 0) AS open, q.oldest_age,
+                       %s AS total
+                FROM sources s LEFT JOIN indexed i ON i.source = s.source
+                    LEFT JOIN quarantined q ON q.source = s.source %s
+                """.formatted(
+                totalsKnown ? "UNION SELECT source FROM source_totals" : "",
+                totalsKnown ? "t.documents"
+                        : "COALESCE(i.n, 0) + COALESCE(q.missing_n, 0) + COALESCE(q.unindexable_n, 0)",
+                totalsKnown ? "LEFT JOIN source_totals t ON t.source = s.source" : "");
+    }
+
+    @Override
+    public void close() {
+        scheduler.shutdownNow();
+    }
+}

@@ -1,0 +1,122 @@
+package org.ingestquarantine.metrics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.ingestquarantine.app.AppConfiguration;
+import org.ingestquarantine.db.Jdbc;
+import org.ingestquarantine.testsupport.Scrape;
+import org.ingestquarantine.testsupport.TestPipeline;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.snakeyaml.engine.v2.api.Load;
+import org.snakeyaml.engine.v2.api.LoadSettings;
+
+/** Ensures every metric the alert rules and the Grafana dashboard use is one the running application exports. */
+class ExportedNamesIT {
+
+    private static final Duration WAIT = Duration.ofSeconds(180);
+    private static final Path DASHBOARD = Path.of("monitoring", "grafana", "ingest-quarantine.json");
+    /** PromQL words that are not metric names: operators, modifiers and aggregation clauses. */
+    private static final Set<String> KEYWORDS = Set.of("and", "or", "unless", "by", "without", "on", "ignoring",
+            "group_left", "group_right", "offset", "bool");
+    private static final Pattern NAME = Pattern.compile("(?<![\\w.$])[a-zA-Z_:][a-zA-Z0-9_:]*+(?!\\s*\\()");
+
+    @TempDir
+    Path data;
+
+    @Test
+    void shouldExportEveryMetricTheRulesAndTheDashboardUse() throws Exception {
+        // a chunk far over the model's token limit makes a long document a downstream_contract quarantine
+        try (TestPipeline pipeline = TestPipeline.start(data, Map.of("metrics.store-poll-ms", "200",
+                "chunk.max-tokens", "100000", "chunk.max-chars", "20000"))) {
+            String indexed = pipeline.publishFile("names", "one-page.pdf", Path.of("samples/pdfs/01-text-one-page.pdf"));
+            String quarantined = pipeline.publishFile("names", "twelve.pdf", Path.of("samples/pdfs/04-text-twelve-pages.pdf"));
+            assertThat(pipeline.awaitOutcome(indexed, WAIT)).isEqualTo("indexed");
+            assertThat(pipeline.awaitOutcome(quarantined, WAIT)).isEqualTo("quarantined");
+            Jdbc jdbc = new Jdbc(pipeline.dataSource());
+            // overdue: the record first seen 100 days ago; a drain run (drain_runs comes with the operator's schema)
+            jdbc.update("UPDATE quarantine SET first_seen_at = now() - interval '100 days'");
+            jdbc.update("CREATE TABLE IF NOT EXISTS drain_runs (run_id char(26) PRIMARY KEY, started_at timestamptz NOT NULL)");
+            jdbc.update("INSERT INTO drain_runs (run_id, started_at) VALUES ('01HZZZZZZZZZZZZZZZZZZZZZZZ', now() - interval '1 day')");
+            URI url = URI.create(pipeline.app().bean(AppConfiguration.SCRAPE_URL, String.class));
+
+            Set<String> used = new TreeSet<>(usedByRules());
+            used.addAll(usedByDashboard());
+            await().atMost(WAIT).untilAsserted(() -> assertThat(Scrape.of(url, Duration.ofSeconds(5)).names())
+                    .as("exported metric names").containsAll(used));
+            assertThat(used).as("names found in the rules and the dashboard").contains("ingest_quarantined_total",
+                    "quarantine_oldest_open_age_seconds", "coverage_ratio", "ingest_downstream_contract_total",
+                    "drain_last_run_age_seconds", "quarantine_overdue_documents", "camel_exchanges_total");
+        }
+    }
+
+    /** @return metric names in every rule expression, less the recording rules' own names */
+    private static Set<String> usedByRules() throws Exception {
+        Set<String> names = new TreeSet<>();
+        Set<String> recorded = new TreeSet<>();
+        for (String file : PrometheusRulesTest.files(".rules.yml")) {
+            Map<?, ?> doc = (Map<?, ?>) new Load(LoadSettings.builder().build()).loadFromString(Files.readString(Path.of(file)));
+            for (Object group : (List<?>) doc.get("groups")) {
+                for (Object rule : (List<?>) ((Map<?, ?>) group).get("rules")) {
+                    Map<?, ?> r = (Map<?, ?>) rule;
+                    names.addAll(metricNames((String) r.get("expr")));
+                    if (r.get("record") != null) {
+                        recorded.add((String) r.get("record"));
+                    }
+                }
+            }
+        }
+        names.removeAll(recorded);
+        return names;
+    }
+
+    /** @return metric names in every panel query and template variable of the dashboard */
+    private static Set<String> usedByDashboard() throws Exception {
+        JsonNode dashboard = new ObjectMapper().readTree(DASHBOARD.toFile());
+        Set<String> names = new TreeSet<>();
+        List<String> exprs = new ArrayList<>();
+        dashboard.path("panels").forEach(p -> p.path("targets").forEach(t -> exprs.add(t.path("expr").asText())));
+        assertThat(exprs).as("dashboard queries").isNotEmpty();
+        exprs.forEach(e -> names.addAll(metricNames(e)));
+        Pattern labelValues = Pattern.compile("label_values\\(\\s*([a-zA-Z_:][a-zA-Z0-9_:]*)");
+        dashboard.path("templating").path("list").forEach(v -> {
+            Matcher m = labelValues.matcher(v.path("definition").asText());
+            if (m.find()) {
+                names.add(m.group(1));
+            }
+        });
+        // recording rules the dashboard reads are checked through their own expressions
+        names.removeIf(n -> n.contains(":"));
+        return names;
+    }
+
+    /** @return the metric names of one PromQL expression: identifiers outside label matchers, ranges and clauses */
+    static Set<String> metricNames(String expr) {
+        String bare = expr.replaceAll("\"(?:[^\"\\\\]|\\\\.)*\"", "\"\"")
+                .replaceAll("\\{[^}]*}", " ")
+                .replaceAll("\\[[^]]*]", " ")
+                .replaceAll("\\b(by|without|on|ignoring|group_left|group_right)\\s*\\([^)]*\\)", " ");
+        Set<String> names = new TreeSet<>();
+        Matcher m = NAME.matcher(bare);
+        while (m.find()) {
+            if (!KEYWORDS.contains(m.group())) {
+                names.add(m.group());
+            }
+        }
+        return names;
+    }
+}
