@@ -23,6 +23,7 @@ import org.ingestquarantine.testsupport.FreePort;
 import org.ingestquarantine.testsupport.LongPdf;
 import org.ingestquarantine.testsupport.SqlCount;
 import org.ingestquarantine.testsupport.SqsReceiveCounter;
+import org.ingestquarantine.testsupport.TestPipeline;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
@@ -62,6 +63,8 @@ class ConsumerKilledIT {
             props.put("db.user", pg.user());
             props.put("db.password", pg.password());
             props.put("parse.pool-size", "1");
+            // the documents' folder is the source's one root (DESIGN.md §9)
+            props.put("sources.kill.file-roots", TestPipeline.testRoots());
             props.put("iq.routes-dir", Path.of("routes").toAbsolutePath().toString());
             props.put("iq.broker-configs-dir", Path.of("broker-configs").toAbsolutePath().toString());
             Map<String, String> env = Map.of("AWS_ACCESS_KEY_ID", "x", "AWS_SECRET_ACCESS_KEY", "x", "AWS_REGION", "us-east-1");

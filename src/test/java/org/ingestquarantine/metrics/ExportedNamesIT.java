@@ -43,6 +43,9 @@ class ExportedNamesIT {
         // a chunk far over the model's token limit makes a long document a downstream_contract quarantine
         try (TestPipeline pipeline = TestPipeline.start(data, Map.of("metrics.store-poll-ms", "200",
                 "chunk.max-tokens", "100000", "chunk.max-chars", "20000"))) {
+            // a known total, so that the source has a coverage ratio
+            new org.ingestquarantine.ingest.SourceTotals(pipeline.dataSource(), java.time.Clock.systemUTC())
+                    .record("names", 2, "test", null);
             String indexed = pipeline.publishFile("names", "one-page.pdf", Path.of("samples/pdfs/01-text-one-page.pdf"));
             String quarantined = pipeline.publishFile("names", "twelve.pdf", Path.of("samples/pdfs/04-text-twelve-pages.pdf"));
             assertThat(pipeline.awaitOutcome(indexed, WAIT)).isEqualTo("indexed");
@@ -50,8 +53,9 @@ class ExportedNamesIT {
             Jdbc jdbc = new Jdbc(pipeline.dataSource());
             // overdue: the record first seen 100 days ago; a drain run (drain_runs comes with the operator's schema)
             jdbc.update("UPDATE quarantine SET first_seen_at = now() - interval '100 days'");
-            jdbc.update("CREATE TABLE IF NOT EXISTS drain_runs (run_id char(26) PRIMARY KEY, started_at timestamptz NOT NULL)");
-            jdbc.update("INSERT INTO drain_runs (run_id, started_at) VALUES ('01HZZZZZZZZZZZZZZZZZZZZZZZ', now() - interval '1 day')");
+            jdbc.update("INSERT INTO drain_runs (run_id, started_by, started_at, error_fingerprint, limit_documents,"
+                    + " rate_per_s, cohort_documents, selected) VALUES ('01HZZZZZZZZZZZZZZZZZZZZZZZ', 'test',"
+                    + " now() - interval '1 day', 'fp', 1, 1, 1, 1)");
             URI url = URI.create(pipeline.app().bean(AppConfiguration.SCRAPE_URL, String.class));
 
             Set<String> used = new TreeSet<>(usedByRules());

@@ -88,6 +88,7 @@ class SignalsIT {
     @Test
     void shouldAnswerTheScrapeDuringADatabaseOutageWithTheLastValuesAndTheirAge() throws Exception {
         try (TestPipeline pipeline = start(Map.of())) {
+            knownTotal(pipeline, "outage", 2);
             String key = pipeline.publishFile("outage", "html.pdf", NOT_PDF);
             assertThat(pipeline.awaitOutcome(key, WAIT)).isEqualTo("quarantined");
             await().atMost(WAIT).until(() -> scrape(pipeline).sum("quarantine_open_documents",
@@ -141,6 +142,7 @@ class SignalsIT {
     @Test
     void shouldGiveEachPopulationItsOwnFailureRateAndCoverageTheMissingDocuments() throws Exception {
         try (TestPipeline pipeline = start(Map.of())) {
+            knownTotal(pipeline, "mixed", GOOD_DOCUMENTS + FAILING_DOCUMENTS);
             List<String> keys = new ArrayList<>();
             for (int i = 0; i < GOOD_DOCUMENTS; i++) {
                 keys.add(pipeline.publishFile("mixed", "good-" + i + ".pdf", GOOD));
@@ -170,8 +172,8 @@ class SignalsIT {
         }
     }
 
-    private static final int GOOD_DOCUMENTS = 200;
-    private static final int FAILING_DOCUMENTS = 4;
+    private static final int GOOD_DOCUMENTS = 100;
+    private static final int FAILING_DOCUMENTS = 2;
 
     private TestPipeline start(Map<String, String> extra) throws Exception {
         Map<String, String> p = new java.util.HashMap<>(Map.of("metrics.store-poll-ms", "200"));
@@ -181,5 +183,11 @@ class SignalsIT {
 
     private static Scrape scrape(TestPipeline pipeline) throws Exception {
         return Scrape.of(URI.create(pipeline.app().bean(AppConfiguration.SCRAPE_URL, String.class)), SCRAPE_WITHIN);
+    }
+
+    /** The source's total as its connector would record it (source_totals), so that its coverage is known. */
+    private static void knownTotal(TestPipeline pipeline, String source, long documents) {
+        new org.ingestquarantine.ingest.SourceTotals(pipeline.dataSource(), java.time.Clock.systemUTC())
+                .record(source, documents, "test", null);
     }
 }

@@ -86,7 +86,7 @@ public final class TestPipeline implements AutoCloseable {
      * own sources in its overrides.
      */
     public static final List<String> TEST_SOURCES = List.of("it", "corpus", "reports", "restart", "kill", "cli", "dlq",
-            "bench", "outage");
+            "bench", "outage", "names", "signals", "aged", "mixed");
 
     /**
      * @return the folders every test source may read: the corpus, the samples and the JVM's temporary folder
