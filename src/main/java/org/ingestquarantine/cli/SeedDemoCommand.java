@@ -10,7 +10,7 @@ import picocli.CommandLine.Option;
 /** {@code seed-demo [--scale K]}: fill an empty quarantine with the seed-scale demo data set. */
 @Command(name = "seed-demo", mixinStandardHelpOptions = true,
         description = {"Fills an EMPTY quarantine with the seed-scale demo data set (seed-demo.* properties:"
-                + " 412,000 attempts over 61,400 documents in three sources, cohorts of 43%, 22%, 9% and the rest"
+                + " 412,000 attempts over 61,400 documents in three sources, cohorts of 43%%, 22%%, 9%% and the rest"
                 + " over 30 more fingerprints, three parser versions), for trying the operator commands and for"
                 + " bench/operator-bench. Refuses a quarantine that already holds records."})
 final class SeedDemoCommand extends OperatorCommand {
