@@ -13,6 +13,7 @@ import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 import org.ingestquarantine.app.PipelineApp;
 import org.ingestquarantine.delivery.IngestPublisher;
+import org.ingestquarantine.delivery.SettledOutcomes;
 import org.ingestquarantine.ingest.FolderConnector;
 import org.ingestquarantine.ingest.SourceAccess;
 import org.ingestquarantine.ingest.SourceTotals;

@@ -8,10 +8,12 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
+import org.awaitility.Awaitility;
 import org.ingestquarantine.app.PipelineApp;
 import org.ingestquarantine.db.Database;
 import org.ingestquarantine.db.EmbeddedPostgresService;
 import org.ingestquarantine.delivery.IngestPublisher;
+import org.ingestquarantine.delivery.SettledOutcomes;
 import org.ingestquarantine.failure.ErrorClass;
 import org.ingestquarantine.failure.RedeliveryPolicies;
 import org.ingestquarantine.pipeline.IngestMessage;
@@ -32,12 +34,12 @@ public final class TestPipeline implements AutoCloseable {
 
     private final PipelineApp app;
     private final BrokerFixture broker;
-    private final Settlements settlements = new Settlements();
+    private final SettledOutcomes settlements;
 
-    private TestPipeline(PipelineApp app, BrokerFixture broker) {
+    private TestPipeline(PipelineApp app, BrokerFixture broker) throws Exception {
         this.app = app;
         this.broker = broker;
-        app.context().getManagementStrategy().addEventNotifier(settlements);
+        this.settlements = SettledOutcomes.listen(app.context());
     }
 
     /**
@@ -209,7 +211,9 @@ public final class TestPipeline implements AutoCloseable {
      * @return its terminal outcome
      */
     public String awaitOutcome(String deliveryKey, Duration timeout) {
-        return settlements.await(deliveryKey, timeout);
+        Awaitility.await().atMost(timeout).pollInterval(Duration.ofMillis(50))
+                .until(() -> settlements.outcomeOf(deliveryKey) != null);
+        return settlements.outcomeOf(deliveryKey);
     }
 
     /**

@@ -1,7 +1,8 @@
-package org.ingestquarantine.cli;
+package org.ingestquarantine.delivery;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.spi.CamelEvent.ExchangeCompletedEvent;
@@ -10,17 +11,18 @@ import org.apache.camel.support.EventNotifierSupport;
 import org.ingestquarantine.pipeline.PipelineKeys;
 
 /**
- * The outcomes one command run waits for, learnt from Camel's exchange-completed events: a consumer exchange
+ * The outcomes a command run (and a test) waits for, learnt from Camel's exchange-completed events: a consumer exchange
  * that completed without failure was acknowledged, with the outcome the pipeline set on it
  * ({@link PipelineKeys#OUTCOME}), under its delivery key. Listens only between {@link #listen} and
  * {@link #close}, so nothing outlives the command (the {@code run} consumer keeps no such map).
  */
-final class SettledOutcomes extends EventNotifierSupport implements AutoCloseable {
+public final class SettledOutcomes extends EventNotifierSupport implements AutoCloseable {
 
     /** Route id of the consumer route (routes/ingest-consumer.camel.yaml). */
     private static final String CONSUMER_ROUTE = "ingest-consumer";
 
     private final Map<String, String> outcomes = new ConcurrentHashMap<>();
+    private final AtomicLong settlements = new AtomicLong();
     private final CamelContext context;
 
     private SettledOutcomes(CamelContext context) {
@@ -35,7 +37,7 @@ final class SettledOutcomes extends EventNotifierSupport implements AutoCloseabl
      * @return a listener, already listening; close it when the command is done
      * @throws Exception when it cannot be started
      */
-    static SettledOutcomes listen(CamelContext context) throws Exception {
+    public static SettledOutcomes listen(CamelContext context) throws Exception {
         SettledOutcomes settled = new SettledOutcomes(context);
         settled.start();
         context.getManagementStrategy().addEventNotifier(settled);
@@ -56,6 +58,7 @@ final class SettledOutcomes extends EventNotifierSupport implements AutoCloseabl
         if (!onCompletionCopy && !exchange.isFailed() && outcome != null && key != null
                 && CONSUMER_ROUTE.equals(exchange.getFromRouteId())) {
             outcomes.put(key, outcome);
+            settlements.incrementAndGet();
         }
     }
 
@@ -63,8 +66,13 @@ final class SettledOutcomes extends EventNotifierSupport implements AutoCloseabl
      * @param deliveryKey a published message
      * @return its outcome once settled while listening, else {@code null}
      */
-    String outcomeOf(String deliveryKey) {
+    public String outcomeOf(String deliveryKey) {
         return outcomes.get(deliveryKey);
+    }
+
+    /** @return settlements seen while listening, every one counted (a delivery settled twice counts twice) */
+    public long count() {
+        return settlements.get();
     }
 
     @Override
