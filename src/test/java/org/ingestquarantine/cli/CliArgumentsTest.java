@@ -1,0 +1,45 @@
+package org.ingestquarantine.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import org.ingestquarantine.parse.ParserVersion;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** The launcher's own answers: {@code --version}, and a bad argument as one short message, exit 2. */
+class CliArgumentsTest {
+    private final StringWriter out = new StringWriter();
+    private final StringWriter err = new StringWriter();
+
+    private int execute(String... args) {
+        CommandLine cli = IngestQuarantineCli.commandLine();
+        cli.setOut(new PrintWriter(out, true));
+        cli.setErr(new PrintWriter(err, true));
+        return cli.execute(args);
+    }
+
+    @Test
+    void versionNamesTheBuildAndTheRunningParser() {
+        assertThat(execute("--version")).isZero();
+        assertThat(out.toString()).startsWith("ingest-quarantine ")
+                .contains("parser " + ParserVersion.CURRENT);
+    }
+
+    @Test
+    void anUnknownOptionIsOneLineAndAHintNotTheWholeUsage() {
+        assertThat(execute("stats", "--sourse", "x")).isEqualTo(2);
+        String text = err.toString();
+        assertThat(text).contains("Unknown option").contains("'--sourse'").contains("--source")
+                .contains("Try 'ingest-quarantine stats --help'")
+                .doesNotContain("Usage:");
+        assertThat(text.lines().count()).isLessThanOrEqualTo(5);
+    }
+
+    @Test
+    void anUnknownCommandSuggestsTheNearestOne() {
+        assertThat(execute("cohort")).isEqualTo(2);
+        assertThat(err.toString()).contains("cohorts").doesNotContain("Usage:");
+    }
+}
