@@ -7,6 +7,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.ingestquarantine.app.OperatorRuntime;
+import org.ingestquarantine.app.ProfileProperties;
 import org.ingestquarantine.db.DatabaseAccessException;
 import org.ingestquarantine.operator.BadOperatorInputException;
 import org.ingestquarantine.web.OperatorJson;
@@ -45,6 +46,12 @@ abstract class OperatorCommand implements Callable<Integer> {
             err.println(name + ": " + e.getMessage());
             return 2;
         }
+        if (!createsDataDir() && !java.nio.file.Files.isDirectory(common.dataDir)
+                && "embedded".equals(ProfileProperties.load(common.profile, Map.of()).required("db.mode"))) {
+            err.println(name + ": no data folder " + common.dataDir.toAbsolutePath()
+                    + " (nothing has run there; pass the --data-dir of an ingest, run or seed-demo)");
+            return 1;
+        }
         try (OperatorRuntime runtime = OperatorRuntime.open(common.profile, common.dataDir, Map.of())) {
             return execute(runtime, spec.commandLine().getOut());
         } catch (BadOperatorInputException e) {
@@ -54,6 +61,15 @@ abstract class OperatorCommand implements Callable<Integer> {
             err.println(name + ": " + describe(e));
             return 1;
         }
+    }
+
+    /**
+     * @return whether the command may start on a data folder that does not exist yet (creating an empty
+     *     quarantine); false by default, so a mistyped {@code --data-dir} is an error (exit 1) rather than
+     *     a fresh empty database that answers every question with nothing
+     */
+    boolean createsDataDir() {
+        return false;
     }
 
     /**

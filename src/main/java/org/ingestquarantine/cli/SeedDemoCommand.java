@@ -20,6 +20,11 @@ final class SeedDemoCommand extends OperatorCommand {
     int scale;
 
     @Override
+    boolean createsDataDir() {
+        return true;
+    }
+
+    @Override
     void validate() {
         if (scale < 1) {
             throw new org.ingestquarantine.operator.BadOperatorInputException("--scale must be at least 1, was " + scale);

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import org.ingestquarantine.parse.ParserVersion;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /** The launcher's own answers: {@code --version}, and a bad argument as one short message, exit 2. */
@@ -41,5 +43,13 @@ class CliArgumentsTest {
     void anUnknownCommandSuggestsTheNearestOne() {
         assertThat(execute("cohort")).isEqualTo(2);
         assertThat(err.toString()).contains("cohorts").doesNotContain("Usage:");
+    }
+
+    @Test
+    void aMistypedDataDirIsAnErrorNotAFreshEmptyQuarantine(@TempDir Path parent) {
+        Path typo = parent.resolve("dta");
+        assertThat(execute("stats", "--data-dir", typo.toString())).isEqualTo(1);
+        assertThat(err.toString()).startsWith("stats: no data folder ").contains("dta").hasLineCount(1);
+        assertThat(typo).doesNotExist();
     }
 }
