@@ -2,12 +2,14 @@ package org.ingestquarantine.app;
 
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.TreeMap;
 import org.apache.camel.CamelConfiguration;
@@ -57,6 +59,9 @@ import org.ingestquarantine.ingest.WindowChunker;
 import org.ingestquarantine.metrics.PipelineMetrics;
 import org.ingestquarantine.metrics.ScrapeEndpoint;
 import org.ingestquarantine.metrics.StoreGauges;
+import org.ingestquarantine.operator.Dispositions;
+import org.ingestquarantine.operator.OperatorRegisters;
+import org.ingestquarantine.operator.OperatorService;
 import org.ingestquarantine.parse.DocumentParser;
 import org.ingestquarantine.parse.InProcessPdfParser;
 import org.ingestquarantine.parse.ParseLimits;
@@ -68,6 +73,8 @@ import org.ingestquarantine.quarantine.LocalPayloadStore;
 import org.ingestquarantine.quarantine.QuarantineQueries;
 import org.ingestquarantine.quarantine.QuarantineRecorder;
 import org.ingestquarantine.quarantine.QuarantineStore;
+import org.ingestquarantine.web.OperatorApi;
+import org.slf4j.LoggerFactory;
 
 /**
  * Wires the application from its properties: database, broker, parser, stages, and the beans the route
@@ -85,7 +92,8 @@ import org.ingestquarantine.quarantine.QuarantineStore;
  * {@code dlq.sweep-backoff-initial-ms}, {@code dlq.sweep-backoff-max-ms} (see {@link DlqSweeper}),
  * {@code management.host}, {@code management.port} (the scrape endpoint; 0 = any free port),
  * {@code metrics.store-poll-ms}, {@code metrics.new-fingerprint-window-ms}, {@code operator.retention-age-days}
- * (see {@link StoreGauges}),
+ * (see {@link StoreGauges}), {@value #SERVE_OPERATOR_API} with {@code operator.api-host}, {@code operator.api-port}
+ * and {@code operator.api-token} (see {@link OperatorApi}),
  * {@code parse.mode} (pool | in-process; in-process only for debugging: a hostile document can then take
  * the consumer down), {@code chunk.max-chars}, {@code chunk.max-tokens} (default: the model's limit), {@code chunk.overlap-words}, {@code failure.<class>.*} (see
  * {@link RedeliveryPolicies}) and {@code parse.*} (see {@link ParseLimits}).
@@ -94,6 +102,15 @@ public final class AppConfiguration implements CamelConfiguration {
 
     /** Name of the bound String: the Prometheus scrape URL, with the port actually taken. */
     public static final String SCRAPE_URL = "metricsScrapeUrl";
+
+    /**
+     * Property that makes the application serve the operator API and page ({@code true} from {@code run}; the
+     * default {@code false} leaves {@code ingest} and the tests without it).
+     */
+    public static final String SERVE_OPERATOR_API = "iq.serve-operator-api";
+
+    /** Name of the bound String: the operator page's URL when the API is served, with the port actually taken. */
+    public static final String OPERATOR_PAGE_URL = "operatorPageUrl";
 
     /** The brokers a profile can name in {@code broker.kind}. */
     private static final Map<String, BrokerWiring> BROKERS = Map.of(
@@ -114,8 +131,8 @@ public final class AppConfiguration implements CamelConfiguration {
         RedeliveryPolicies policies = RedeliveryPolicies.fromProperties(settings::find);
         PipelineMetrics metrics = new PipelineMetrics(startMetrics(settings, registry, started, database, clock));
         AttemptJournal journal = new AttemptJournal(database.dataSource(), clock);
-        QuarantineStore store = new QuarantineStore(database.dataSource(),
-                new LocalPayloadStore(dataDir.resolve("objects")), clock);
+        LocalPayloadStore payloads = new LocalPayloadStore(dataDir.resolve("objects"));
+        QuarantineStore store = new QuarantineStore(database.dataSource(), payloads, clock);
         BrokerAdapter broker = openBroker(new BrokerSetup(settings, registry, started::push, journal, store));
 
         FolderConnector folder = new FolderConnector();
@@ -163,6 +180,41 @@ public final class AppConfiguration implements CamelConfiguration {
         registry.bind("dlqSweeper", new DlqSweeper(store, broker, clock, settings.requiredMillis("dlq.sweep-backoff-initial-ms"),
                 settings.requiredMillis("dlq.sweep-backoff-max-ms")));
         registry.bind("quarantineRecorder", new QuarantineRecorder(store, versions, metrics));
+        if (Boolean.parseBoolean(settings.string(SERVE_OPERATOR_API, "false"))) {
+            startOperatorApi(settings, registry, started, new OperatorApi.Backend(
+                    new OperatorService(database.dataSource(), store, payloads,
+                            source -> settings.find("sources." + source + ".owner"), clock),
+                    new Dispositions(database.dataSource(), store, payloads, clock),
+                    new OperatorRegisters(database.dataSource())));
+        }
+    }
+
+    /**
+     * Serves the operator API and page beside the consumer on {@code operator.api-host}:{@code operator.api-port},
+     * binding the page's URL as {@value #OPERATOR_PAGE_URL}; without {@code operator.api-token} it serves nothing
+     * and logs one line saying so (the consumer runs either way).
+     *
+     * @throws IllegalStateException if the port cannot be bound
+     */
+    private static void startOperatorApi(Settings settings, Registry registry, Deque<AutoCloseable> started,
+                                         OperatorApi.Backend backend) {
+        Optional<String> token = settings.find("operator.api-token").filter(t -> !t.isBlank());
+        if (token.isEmpty()) {
+            LoggerFactory.getLogger(AppConfiguration.class).warn("operator API and page not served: operator.api-token"
+                    + " is not set (e.g. IQ_JAVA_OPTS=-Doperator.api-token=...)");
+            return;
+        }
+        InetSocketAddress address = new InetSocketAddress(settings.required("operator.api-host"),
+                (int) settings.requiredNumber("operator.api-port"));
+        try {
+            OperatorApi api = OperatorApi.start(address, backend, token.get(),
+                    Duration.ofDays(settings.requiredNumber("operator.retention-age-days")));
+            started.push(api);
+            registry.bind(OPERATOR_PAGE_URL, "http://" + address.getHostString() + ":" + api.port() + "/");
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException("the operator API cannot listen on " + address.getHostString() + ":"
+                    + address.getPort() + " (" + e.getMessage() + "); set operator.api-port to a free port", e);
+        }
     }
 
     /**

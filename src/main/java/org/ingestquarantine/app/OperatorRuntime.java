@@ -20,6 +20,7 @@ import org.ingestquarantine.ingest.SourceTotals;
 import org.ingestquarantine.ingest.WindowChunker;
 import org.ingestquarantine.operator.Dispositions;
 import org.ingestquarantine.operator.Drain;
+import org.ingestquarantine.operator.OperatorRegisters;
 import org.ingestquarantine.operator.OperatorService;
 import org.ingestquarantine.parse.DocumentParser;
 import org.ingestquarantine.parse.ParserVersion;
@@ -174,6 +175,11 @@ public final class OperatorRuntime implements AutoCloseable {
     /** @return dispose, expire-payloads, erase and journal pruning */
     public Dispositions dispositions() {
         return new Dispositions(database.dataSource(), store, payloads, Clock.systemUTC());
+    }
+
+    /** @return the page's lists: a cohort's records, the unindexable register, the drain runs */
+    public OperatorRegisters registers() {
+        return new OperatorRegisters(database.dataSource());
     }
 
     /** @return the evidence records */

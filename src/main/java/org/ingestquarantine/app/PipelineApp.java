@@ -72,10 +72,12 @@ public final class PipelineApp implements AutoCloseable {
                 CamelContext context = started.getCamelContext();
                 String embeddedSqs = context.getRegistry().lookupByNameAndType(SqsWiring.EMBEDDED_ENDPOINT, String.class);
                 String scrape = context.getRegistry().lookupByNameAndType(AppConfiguration.SCRAPE_URL, String.class);
-                LoggerFactory.getLogger(PipelineApp.class).info("consuming ({}{}); metrics at {}; SIGTERM or Ctrl-C"
+                String page = context.getRegistry().lookupByNameAndType(AppConfiguration.OPERATOR_PAGE_URL, String.class);
+                LoggerFactory.getLogger(PipelineApp.class).info("consuming ({}{}); metrics at {}{}; SIGTERM or Ctrl-C"
                         + " stops after the documents in flight", context.resolvePropertyPlaceholders(
                                 "{{ingest.from-uri}}").replaceAll("\\?.*", ""),
-                        embeddedSqs == null ? "" : ", embedded SQS endpoint " + embeddedSqs, scrape);
+                        embeddedSqs == null ? "" : ", embedded SQS endpoint " + embeddedSqs, scrape,
+                        page == null ? "" : "; operator page and API at " + page);
             }
         });
         main.run();

@@ -2,6 +2,7 @@ package org.ingestquarantine.cli;
 
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.ingestquarantine.app.AppConfiguration;
 import org.ingestquarantine.app.PipelineApp;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -10,10 +11,13 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code run}: the production consumer. Consumes from the profile's broker until stopped; SIGTERM
- * finishes the in-flight documents, acknowledges nothing unfinished, and exits 0.
+ * finishes the in-flight documents, acknowledges nothing unfinished, and exits 0. While it consumes it serves
+ * the operator API and page as {@code serve} does, when {@code operator.api-token} is set.
  */
 @Command(name = "run", mixinStandardHelpOptions = true,
-        description = "Consume from the profile's broker until stopped (SIGTERM finishes in-flight documents).")
+        description = {"Consume from the profile's broker until stopped (SIGTERM finishes in-flight documents).",
+                "With operator.api-token set it also serves the operator page and API on operator.api-host:"
+                        + "operator.api-port, as 'serve' does."})
 final class RunCommand implements Callable<Integer> {
 
     @Spec
@@ -27,7 +31,7 @@ final class RunCommand implements Callable<Integer> {
         if (!common.check("run", spec.commandLine().getErr())) {
             return 2;
         }
-        PipelineApp.runUntilStopped(common.profile, common.dataDir, Map.of());
+        PipelineApp.runUntilStopped(common.profile, common.dataDir, Map.of(AppConfiguration.SERVE_OPERATOR_API, "true"));
         return 0;
     }
 }

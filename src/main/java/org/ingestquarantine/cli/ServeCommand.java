@@ -9,12 +9,13 @@ import org.ingestquarantine.web.OperatorApi;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code serve [--port P]}: the operator's HTTP JSON API on its own over a data folder, until stopped. */
+/** {@code serve [--port P]}: the operator's page and HTTP JSON API on their own over a data folder, until stopped. */
 @Command(name = "serve", mixinStandardHelpOptions = true,
-        description = {"Serves the operator's HTTP JSON API (GET /api/stats, /api/cohorts, /api/coverage,"
-                + " /api/records/<ref>, /api/overdue; POST /api/dispose) over the data folder's database, until"
-                + " SIGTERM or Ctrl-C. Listens on operator.api-host (default loopback); every request needs"
-                + " 'Authorization: Bearer <operator.api-token>'."})
+        description = {"Serves the operator page (/) and HTTP JSON API (GET /api/stats, /api/cohorts, /api/coverage,"
+                + " /api/records/<ref>, /api/records?fingerprint=F, /api/unindexable, /api/drains, /api/overdue;"
+                + " POST /api/dispose) over the data folder's database, until SIGTERM or Ctrl-C. Listens on"
+                + " operator.api-host (default loopback); every API request needs 'Authorization: Bearer"
+                + " <operator.api-token>', which the page asks for."})
 final class ServeCommand extends OperatorCommand {
 
     @Option(names = "--port", paramLabel = "P", description = "TCP port (default: operator.api-port; 0 = any free port).")
@@ -29,11 +30,11 @@ final class ServeCommand extends OperatorCommand {
         for (String signal : new String[] {"TERM", "INT"}) {
             sun.misc.Signal.handle(new sun.misc.Signal(signal), s -> stop.countDown());
         }
-        try (OperatorApi api = OperatorApi.start(address, runtime.service(), runtime.dispositions(),
-                settings.find("operator.api-token").orElse(null),
+        try (OperatorApi api = OperatorApi.start(address, new OperatorApi.Backend(runtime.service(),
+                        runtime.dispositions(), runtime.registers()), settings.find("operator.api-token").orElse(null),
                 Duration.ofDays(settings.requiredNumber("operator.retention-age-days")))) {
-            out.println("serving the operator API on http://" + address.getHostString() + ":" + api.port()
-                    + "/api/ (SIGTERM or Ctrl-C stops)");
+            out.println("serving the operator page on http://" + address.getHostString() + ":" + api.port()
+                    + "/ and its API under /api/ (SIGTERM or Ctrl-C stops)");
             out.flush();
             stop.await();
         }

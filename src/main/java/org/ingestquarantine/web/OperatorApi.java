@@ -19,18 +19,27 @@ import java.util.concurrent.Executors;
 import org.ingestquarantine.db.DatabaseAccessException;
 import org.ingestquarantine.operator.BadOperatorInputException;
 import org.ingestquarantine.operator.Dispositions;
+import org.ingestquarantine.operator.OperatorRegisters;
 import org.ingestquarantine.operator.OperatorService;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The operator's HTTP JSON API over the same service layer as the commands (JDK HTTP server). Every request
- * needs {@code Authorization: Bearer <token>} (401 without it). Routes, answers as the commands' {@code --json}:
+ * The operator's HTTP JSON API over the same service layer as the commands (JDK HTTP server), and the operator
+ * page over it ({@link OperatorPage}, at {@code /}). Every {@code /api/} request needs
+ * {@code Authorization: Bearer <token>} (401 without it); the page's static files need none and hold no data.
+ * Routes, answers as the commands' {@code --json}:
  * <ul>
  *   <li>{@code GET /api/stats[?source=S]}</li>
  *   <li>{@code GET /api/cohorts[?source=S&class=C&limit=N]}</li>
  *   <li>{@code GET /api/coverage}</li>
  *   <li>{@code GET /api/records/<dlq_id | source/doc_id>} (the name URL-encoded or as a path)</li>
+ *   <li>{@code GET /api/records?fingerprint=F[&parser_version=V&class=C&limit=N]}: the open records of a cohort,
+ *       oldest first ({@link OperatorRegisters#DEFAULT_RECORD_LIMIT} without a limit; the answer says how many
+ *       were cut)</li>
+ *   <li>{@code GET /api/unindexable}: the unindexable register</li>
+ *   <li>{@code GET /api/drains[?limit=N]}: the last drain runs, newest first
+ *       ({@link OperatorRegisters#DEFAULT_DRAIN_RUNS} without a limit)</li>
  *   <li>{@code GET /api/overdue?older_than_days=D}</li>
  *   <li>{@code POST /api/dispose} with {@code {"fingerprint", "parser_version"?, "reason", "owner"}}</li>
  * </ul>
@@ -46,14 +55,31 @@ public final class OperatorApi implements AutoCloseable {
     private final ExecutorService executor;
     private final OperatorService service;
     private final Dispositions dispositions;
+    private final OperatorRegisters registers;
     private final byte[] token;
     private final Duration defaultOverdueAge;
 
-    private OperatorApi(HttpServer server, OperatorService service, Dispositions dispositions, String token,
-                        Duration defaultOverdueAge) {
+    /**
+     * What the API answers from.
+     *
+     * @param service the questions
+     * @param dispositions the actions
+     * @param registers the lists the page shows (a cohort's records, unindexable register, drain runs)
+     */
+    public record Backend(OperatorService service, Dispositions dispositions, OperatorRegisters registers) {
+        /** @throws NullPointerException if any part is missing */
+        public Backend {
+            Objects.requireNonNull(service, "service");
+            Objects.requireNonNull(dispositions, "dispositions");
+            Objects.requireNonNull(registers, "registers");
+        }
+    }
+
+    private OperatorApi(HttpServer server, Backend backend, String token, Duration defaultOverdueAge) {
         this.server = server;
-        this.service = service;
-        this.dispositions = dispositions;
+        this.service = backend.service();
+        this.dispositions = backend.dispositions();
+        this.registers = backend.registers();
         this.token = token.getBytes(StandardCharsets.UTF_8);
         this.defaultOverdueAge = defaultOverdueAge;
         this.executor = Executors.newFixedThreadPool(2, r -> {
@@ -63,29 +89,29 @@ public final class OperatorApi implements AutoCloseable {
         });
         server.setExecutor(executor);
         server.createContext("/api/", this::handle);
+        server.createContext("/", OperatorPage::handle);
         server.start();
     }
 
     /**
-     * Starts the API.
+     * Starts the API and the page.
      *
      * @param address where to listen; loopback unless the operator chose otherwise ({@code operator.api-host})
-     * @param service the questions
-     * @param dispositions the actions
+     * @param backend the questions, actions and registers
      * @param token the bearer token every request must carry ({@code operator.api-token}); not blank
      * @param defaultOverdueAge retention age when {@code /api/overdue} names none
      * @return the running API; close it to stop
      * @throws IllegalStateException if the token is blank
      * @throws IOException if the address cannot be bound
      */
-    public static OperatorApi start(InetSocketAddress address, OperatorService service, Dispositions dispositions,
-                                    String token, Duration defaultOverdueAge) throws IOException {
+    public static OperatorApi start(InetSocketAddress address, Backend backend, String token,
+                                    Duration defaultOverdueAge) throws IOException {
         if (token == null || token.isBlank()) {
             throw new IllegalStateException("operator.api-token is not set; set it (e.g. IQ_JAVA_OPTS="
                     + "-Doperator.api-token=...) so that the API can refuse requests without it");
         }
-        return new OperatorApi(HttpServer.create(address, 0), Objects.requireNonNull(service),
-                Objects.requireNonNull(dispositions), token.trim(), defaultOverdueAge);
+        return new OperatorApi(HttpServer.create(address, 0), Objects.requireNonNull(backend, "backend"), token.trim(),
+                Objects.requireNonNull(defaultOverdueAge, "defaultOverdueAge"));
     }
 
     /** @return the bound port */
@@ -106,7 +132,8 @@ public final class OperatorApi implements AutoCloseable {
                 status = body == null ? 404 : 200;
                 if (body == null) {
                     body = Map.of("error", "no such route; see GET /api/stats, /api/cohorts, /api/coverage,"
-                            + " /api/records/<ref>, /api/overdue, POST /api/dispose");
+                            + " /api/records/<ref>, /api/records?fingerprint=F, /api/unindexable, /api/drains,"
+                            + " /api/overdue, POST /api/dispose");
                 }
             }
         } catch (MethodNotAllowed e) {
@@ -126,6 +153,7 @@ public final class OperatorApi implements AutoCloseable {
         }
         byte[] bytes = OperatorJson.write(body).getBytes(StandardCharsets.UTF_8);
         x.getResponseHeaders().set("Content-Type", "application/json");
+        x.getResponseHeaders().set("Cache-Control", "no-store");
         x.sendResponseHeaders(status, bytes.length);
         try (OutputStream out = x.getResponseBody()) {
             out.write(bytes);
@@ -165,7 +193,12 @@ public final class OperatorApi implements AutoCloseable {
             case "overdue" -> service.overdue(q.containsKey("older_than_days")
                     ? Duration.ofDays(integer(q.get("older_than_days"), "older_than_days")) : defaultOverdueAge);
             case "records" -> path.length() > "records/".length()
-                    ? service.show(URLDecoder.decode(path.substring("records/".length()), StandardCharsets.UTF_8)) : null;
+                    ? service.show(URLDecoder.decode(path.substring("records/".length()), StandardCharsets.UTF_8))
+                    : path.equals("records") ? registers.cohortRecords(q.get("fingerprint"), q.get("parser_version"),
+                            q.get("class"), integer(q.get("limit"), "limit")) : null;
+            case "unindexable" -> path.equals("unindexable") ? Map.of("cohorts", registers.unindexable()) : null;
+            case "drains" -> path.equals("drains") ? Map.of("runs", registers.drainRuns(integer(q.get("limit"), "limit")))
+                    : null;
             default -> null;
         };
     }

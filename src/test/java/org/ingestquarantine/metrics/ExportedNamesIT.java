@@ -6,6 +6,9 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -25,10 +28,14 @@ import org.junit.jupiter.api.io.TempDir;
 import org.snakeyaml.engine.v2.api.Load;
 import org.snakeyaml.engine.v2.api.LoadSettings;
 
-/** Ensures every metric the alert rules and the Grafana dashboard use is one the running application exports. */
+/**
+ * Ensures every metric the alert rules and the Grafana dashboard use is one the running application exports, and
+ * that the running application serves the operator page and API beside the consumer, as {@code run} does.
+ */
 class ExportedNamesIT {
 
     private static final Duration WAIT = Duration.ofSeconds(180);
+    private static final String PAGE_TOKEN = "names-page-token";
     private static final Path DASHBOARD = Path.of("monitoring", "grafana", "ingest-quarantine.json");
     /** PromQL words that are not metric names: operators, modifiers and aggregation clauses. */
     private static final Set<String> KEYWORDS = Set.of("and", "or", "unless", "by", "without", "on", "ignoring",
@@ -41,8 +48,10 @@ class ExportedNamesIT {
     @Test
     void shouldExportEveryMetricTheRulesAndTheDashboardUse() throws Exception {
         // a chunk far over the model's token limit makes a long document a downstream_contract quarantine
+        // served as `run` serves it: the operator page and API beside the consumer (checked at the end)
         try (TestPipeline pipeline = TestPipeline.start(data, Map.of("metrics.store-poll-ms", "200",
-                "chunk.max-tokens", "100000", "chunk.max-chars", "20000"))) {
+                "chunk.max-tokens", "100000", "chunk.max-chars", "20000", AppConfiguration.SERVE_OPERATOR_API, "true",
+                "operator.api-port", "0", "operator.api-token", PAGE_TOKEN))) {
             // a known total, so that the source has a coverage ratio
             new org.ingestquarantine.ingest.SourceTotals(pipeline.dataSource(), java.time.Clock.systemUTC())
                     .record("names", 2, "test", null);
@@ -65,6 +74,18 @@ class ExportedNamesIT {
             assertThat(used).as("names found in the rules and the dashboard").contains("ingest_quarantined_total",
                     "quarantine_oldest_open_age_seconds", "coverage_ratio", "ingest_downstream_contract_total",
                     "drain_last_run_age_seconds", "quarantine_overdue_documents", "camel_exchanges_total");
+
+            URI page = URI.create(pipeline.app().bean(AppConfiguration.OPERATOR_PAGE_URL, String.class));
+            assertThat(page.getHost()).isEqualTo("127.0.0.1");
+            HttpClient http = HttpClient.newHttpClient();
+            assertThat(http.send(HttpRequest.newBuilder(page).build(), HttpResponse.BodyHandlers.ofString()).body())
+                    .contains("<script src=\"/page.js\"");
+            HttpResponse<String> coverage = http.send(HttpRequest.newBuilder(page.resolve("/api/coverage"))
+                    .header("Authorization", "Bearer " + PAGE_TOKEN).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(coverage.statusCode()).isEqualTo(200);
+            assertThat(coverage.body()).contains("\"source\":\"names\"");
+            assertThat(http.send(HttpRequest.newBuilder(page.resolve("/api/coverage")).build(),
+                    HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(401);
         }
     }
 

@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.Optional;
 import org.ingestquarantine.failure.ErrorClass;
 import org.ingestquarantine.operator.Dispositions;
+import org.ingestquarantine.operator.OperatorRegisters;
 import org.ingestquarantine.operator.OperatorService;
 import org.ingestquarantine.quarantine.Disposition;
 import org.ingestquarantine.quarantine.FailureEvidence;
@@ -46,8 +47,9 @@ class OperatorApiTest extends PostgresTestBase {
         LocalPayloadStore payloads = new LocalPayloadStore(temp);
         store = new QuarantineStore(dataSource(), payloads, Clock.systemUTC());
         OperatorService service = new OperatorService(dataSource(), store, payloads, s -> Optional.empty(), Clock.systemUTC());
-        api = OperatorApi.start(new InetSocketAddress("127.0.0.1", 0), service,
-                new Dispositions(dataSource(), store, payloads, Clock.systemUTC()), TOKEN, Duration.ofDays(90));
+        api = OperatorApi.start(new InetSocketAddress("127.0.0.1", 0), new OperatorApi.Backend(service,
+                new Dispositions(dataSource(), store, payloads, Clock.systemUTC()), new OperatorRegisters(dataSource())),
+                TOKEN, Duration.ofDays(90));
         for (int i = 0; i < 3; i++) {
             store.record(FailureEvidence.builder("contracts", "2026/lease-" + i + ".pdf").errorClass(ErrorClass.AMBIGUOUS_PARSE)
                     .errorFingerprint("fp-1").parserVersion("p-old").build());
@@ -82,6 +84,39 @@ class OperatorApiTest extends PostgresTestBase {
         assertThat(JSON.readTree(record.body()).at("/record/doc_id").asText()).isEqualTo("2026/lease-1.pdf");
         assertThat(get("/api/records/contracts/2026/lease-1.pdf", TOKEN).statusCode()).isEqualTo(200);
         assertThat(JSON.readTree(get("/api/overdue?older_than_days=1", TOKEN).body()).get("documents").asInt()).isZero();
+    }
+
+    @Test
+    void shouldListACohortsRecordsTheUnindexableRegisterAndTheDrainRuns() throws Exception {
+        JsonNode records = JSON.readTree(get("/api/records?fingerprint=fp-1&parser_version=p-old&class=ambiguous_parse"
+                + "&limit=2", TOKEN).body());
+        assertThat(records.get("total").asInt()).isEqualTo(3);
+        assertThat(records.get("cut").asInt()).isEqualTo(1);
+        assertThat(records.at("/records/0/doc_id").asText()).isEqualTo("2026/lease-0.pdf");
+        assertThat(JSON.readTree(get("/api/records?fingerprint=fp-1&parser_version=p-new", TOKEN).body())
+                .get("total").asInt()).isZero();
+        assertThat(get("/api/records", TOKEN).statusCode()).isEqualTo(400);
+        assertThat(JSON.readTree(get("/api/unindexable", TOKEN).body()).get("cohorts")).isEmpty();
+        new Dispositions(dataSource(), store, new LocalPayloadStore(temp), Clock.systemUTC())
+                .disposeUnindexable("fp-1", "p-old", "vendor_format", "legal-ops");
+        JsonNode register = JSON.readTree(get("/api/unindexable", TOKEN).body());
+        assertThat(register.at("/cohorts/0/documents").asInt()).isEqualTo(3);
+        assertThat(register.at("/cohorts/0/reason_code").asText()).isEqualTo("vendor_format");
+        assertThat(JSON.readTree(get("/api/drains?limit=3", TOKEN).body()).get("runs")).isEmpty();
+        assertThat(get("/api/unindexable", null).statusCode()).isEqualTo(401);
+    }
+
+    @Test
+    void shouldServeThePageWithoutTheTokenAndWithoutData() throws Exception {
+        HttpResponse<String> page = get("/", null);
+        assertThat(page.statusCode()).isEqualTo(200);
+        assertThat(page.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith("text/html"));
+        assertThat(page.headers().firstValue("Content-Security-Policy")).contains(OperatorPage.POLICY);
+        assertThat(page.body()).contains("/page.js").doesNotContain("contracts");
+        assertThat(get("/page.js", null).statusCode()).isEqualTo(200);
+        assertThat(get("/page.css", null).statusCode()).isEqualTo(200);
+        assertThat(get("/etc/passwd", null).statusCode()).isEqualTo(404);
+        assertThat(get("/../pom.xml", null).statusCode()).isEqualTo(404);
     }
 
     @Test
