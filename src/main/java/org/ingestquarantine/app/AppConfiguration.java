@@ -115,7 +115,8 @@ public final class AppConfiguration implements CamelConfiguration {
         PipelineMetrics metrics = new PipelineMetrics(startMetrics(settings, registry, started, database, clock));
         AttemptJournal journal = new AttemptJournal(database.dataSource(), clock);
         QuarantineStore store = new QuarantineStore(database.dataSource(),
-                new LocalPayloadStore(dataDir.resolve("objects")), clock);
+                new LocalPayloadStore(dataDir.resolve("objects")), source -> settings.find("sources." + source + ".owner"),
+                clock);
         BrokerAdapter broker = openBroker(new BrokerSetup(settings, registry, started::push, journal, store));
 
         FolderConnector folder = new FolderConnector();

@@ -9,7 +9,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -54,8 +53,7 @@ public final class OperatorBench {
                         shape.attempts(), shape.documents(), (System.nanoTime() - t0) / 1e9);
                 LocalPayloadStore payloads = new LocalPayloadStore(dir.resolve("objects"));
                 QuarantineStore store = new QuarantineStore(db.dataSource(), payloads, Clock.systemUTC());
-                OperatorService service = new OperatorService(db.dataSource(), store, payloads, s -> Optional.empty(),
-                        Clock.systemUTC());
+                OperatorService service = new OperatorService(db.dataSource(), store, payloads, Clock.systemUTC());
                 String ref = "demo-contracts/doc/00000001.pdf";
                 time("stats", rounds, () -> service.stats(null));
                 time("stats --source", rounds, () -> service.stats("demo-scans"));

@@ -13,7 +13,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.stream.Stream;
 import org.ingestquarantine.delivery.AttemptJournal;
 import org.ingestquarantine.delivery.AttemptOutcome;
@@ -55,7 +54,7 @@ class DispositionsTest extends PostgresTestBase {
         payloads = new LocalPayloadStore(temp.resolve("objects"));
         store = new QuarantineStore(dataSource(), payloads, clock);
         index = new DocumentIndex(dataSource(), 2);
-        service = new OperatorService(dataSource(), store, payloads, s -> Optional.empty(), clock);
+        service = new OperatorService(dataSource(), store, payloads, clock);
         dispositions = new Dispositions(dataSource(), store, payloads, clock);
     }
 
