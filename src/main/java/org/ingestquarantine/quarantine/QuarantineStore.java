@@ -235,8 +235,9 @@ public final class QuarantineStore {
 
     /**
      * Closes a record with a disposition (drain or operator). Sets disposition, closed_at (now), and, when
-     * given, reason_code, and owner where the record names none (an owner written at creation is kept). Closing with {@link Disposition#ERASED} also deletes the payload and
-     * stack trace objects and clears payload_uri, stack_trace_uri and error_message, leaving a tombstone.
+     * given, reason_code, and owner where the record names none (an owner written at creation is kept).
+     * Closing with {@link Disposition#ERASED} also deletes the payload and stack trace objects (an object another
+     * record still names, the same bytes, is kept) and clears payload_uri, stack_trace_uri and error_message, leaving a tombstone.
      *
      * @param source connector name
      * @param docId document id
@@ -267,8 +268,8 @@ public final class QuarantineStore {
                                 "no quarantine record for " + source + "/" + docId));
                 Jdbc.update(c, sql, disposition.code(), now, owner, reasonCode, source, docId);
                 if (erase) {
-                    deleteObject(before.payloadUri());
-                    deleteObject(before.stackTraceUri());
+                    deleteObjectNamedByNoOther(c, before.payloadUri(), before.dlqId());
+                    deleteObjectNamedByNoOther(c, before.stackTraceUri(), before.dlqId());
                 }
                 return findBy(c, "SELECT * FROM quarantine WHERE source = ? AND doc_id = ?", source, docId).orElseThrow();
             });
@@ -278,8 +279,14 @@ public final class QuarantineStore {
         }
     }
 
-    private void deleteObject(String uri) {
-        if (uri == null) {
+    /**
+     * Objects are content-addressed: another record that saw the same bytes names the same object, and erasing
+     * this record must not take that record's evidence. Such an object is kept (it holds no byte that only the
+     * erased record named).
+     */
+    private void deleteObjectNamedByNoOther(Connection c, String uri, String dlqId) throws SQLException {
+        if (uri == null || !Jdbc.query(c, "SELECT 1 FROM quarantine WHERE (payload_uri = ? OR stack_trace_uri = ?)"
+                + " AND dlq_id <> ? LIMIT 1", rs -> 1, uri, uri, dlqId).isEmpty()) {
             return;
         }
         try {

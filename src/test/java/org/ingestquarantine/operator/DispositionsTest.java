@@ -142,6 +142,24 @@ class DispositionsTest extends PostgresTestBase {
     }
 
     @Test
+    void shouldKeepPayloadBytesThatAnotherRecordStillNamesWhenErasing() throws Exception {
+        Path shared = Files.write(temp.resolve("same.bin"), "the same bytes".getBytes(StandardCharsets.US_ASCII));
+        QuarantineRecord erasing = failWithPayload("s", "erasing", shared);
+        QuarantineRecord other = failWithPayload("t", "other", shared);
+        assertThat(other.payloadUri()).as("content-addressed: one object").isEqualTo(erasing.payloadUri());
+
+        QuarantineRecord tombstone = dispositions.erase("s", "erasing");
+
+        assertThat(tombstone.payloadUri()).isNull();
+        assertThat(payloads.exists(other.payloadUri())).as("still named by another record").isTrue();
+        assertThat(payloads.get(other.payloadUri())).isEqualTo(Files.readAllBytes(shared));
+        assertThat(store.findById(other.dlqId()).orElseThrow().payloadUri()).isEqualTo(other.payloadUri());
+
+        dispositions.erase("t", "other");
+        assertThat(payloads.exists(other.payloadUri())).as("named by no record any more").isFalse();
+    }
+
+    @Test
     void shouldPruneOnlyClosedJournalRowsPastTheAge() throws Exception {
         AttemptJournal journal = new AttemptJournal(dataSource(), clock);
         long oldClosed = journal.open("k1", "s", "a", 1);
