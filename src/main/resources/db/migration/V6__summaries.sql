@@ -48,6 +48,23 @@ BEGIN
     IF deltas IS NULL OR cardinality(deltas) = 0 THEN
         RETURN;
     END IF;
+    IF NOT EXISTS (SELECT 1 FROM unnest(deltas) d WHERE d.documents < 0) THEN
+        -- no record leaves a group (a new record, a repeat failure in the same group): one upsert, in key order
+        INSERT INTO quarantine_summary AS s (source, parser_version, error_class, error_fingerprint, disposition,
+            owner, documents, attempts, first_seen_min, first_seen_max, last_seen_max)
+        SELECT d.source, d.parser_version, d.error_class, d.error_fingerprint, d.disposition, d.owner,
+               sum(d.documents), sum(d.attempts), min(d.first_seen_at), max(d.first_seen_at), max(d.last_seen_at)
+        FROM unnest(deltas) d
+        GROUP BY 1, 2, 3, 4, 5, 6
+        ORDER BY 1, 2, 3, 4, 5, 6
+        ON CONFLICT (source, parser_version, error_class, error_fingerprint, disposition, owner) DO UPDATE SET
+            documents = s.documents + EXCLUDED.documents,
+            attempts = s.attempts + EXCLUDED.attempts,
+            first_seen_min = LEAST(s.first_seen_min, EXCLUDED.first_seen_min),
+            first_seen_max = GREATEST(s.first_seen_max, EXCLUDED.first_seen_max),
+            last_seen_max = GREATEST(s.last_seen_max, EXCLUDED.last_seen_max);
+        RETURN;
+    END IF;
     -- lock the groups that exist in key order, so writers moving records in opposite directions cannot deadlock
     PERFORM 1 FROM quarantine_summary s
     WHERE (s.source, s.parser_version, s.error_class, s.error_fingerprint, s.disposition, s.owner) IN
@@ -96,10 +113,10 @@ BEGIN
         first_seen_max = GREATEST(s.first_seen_max, EXCLUDED.first_seen_max),
         last_seen_max = GREATEST(s.last_seen_max, EXCLUDED.last_seen_max);
 
-    DELETE FROM quarantine_summary s WHERE s.documents = 0
-        AND (s.source, s.parser_version, s.error_class, s.error_fingerprint, s.disposition, s.owner) IN
-            (SELECT d.source, d.parser_version, d.error_class, d.error_fingerprint, d.disposition, d.owner
-             FROM unnest(deltas) d);
+    DELETE FROM quarantine_summary s USING unnest(deltas) d
+    WHERE s.documents = 0
+      AND (s.source, s.parser_version, s.error_class, s.error_fingerprint, s.disposition, s.owner)
+        = (d.source, d.parser_version, d.error_class, d.error_fingerprint, d.disposition, d.owner);
 
     -- a record holding a group's extreme left it: read the group's extremes again (index quarantine_group)
     UPDATE quarantine_summary s SET (first_seen_min, first_seen_max, last_seen_max, stale) = (
@@ -107,20 +124,28 @@ BEGIN
         WHERE q.source = s.source AND COALESCE(q.parser_version, '') = s.parser_version
           AND q.error_class = s.error_class AND COALESCE(q.error_fingerprint, '') = s.error_fingerprint
           AND q.disposition = s.disposition AND COALESCE(q.owner, '') = s.owner)
-    WHERE s.stale;
+    FROM (SELECT DISTINCT d.source, d.parser_version, d.error_class, d.error_fingerprint, d.disposition, d.owner
+          FROM unnest(deltas) d WHERE d.documents < 0) k
+    WHERE s.stale
+      AND (s.source, s.parser_version, s.error_class, s.error_fingerprint, s.disposition, s.owner)
+        = (k.source, k.parser_version, k.error_class, k.error_fingerprint, k.disposition, k.owner);
 END $$;
 
 -- Coverage's overlap: a record counts in coverage's denominator only when its document is not searchable. The
 -- row of the source in source_summary is locked BEFORE the other table is read (both triggers do so), so a record
 -- and its document written concurrently are counted once, whichever commits first.
-CREATE FUNCTION source_summary_lock(sources text[]) RETURNS void LANGUAGE sql AS $$
+CREATE FUNCTION source_summary_lock(sources text[]) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
     INSERT INTO source_summary AS s (source)
     SELECT DISTINCT x FROM unnest(sources) x ORDER BY 1
     ON CONFLICT (source) DO UPDATE SET indexed = s.indexed;
-$$;
+END $$;
 
 CREATE FUNCTION quarantine_summary_insert() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+    IF NOT EXISTS (SELECT 1 FROM new_rows) THEN
+        RETURN NULL;   -- an upsert that only updated
+    END IF;
     PERFORM source_summary_lock(ARRAY(SELECT DISTINCT n.source FROM new_rows n));
     UPDATE source_summary s SET
         open_indexed = s.open_indexed + c.open_n, unindexable_indexed = s.unindexable_indexed + c.unindexable_n
@@ -139,6 +164,9 @@ END $$;
 
 CREATE FUNCTION quarantine_summary_update() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+    IF NOT EXISTS (SELECT 1 FROM new_rows) THEN
+        RETURN NULL;   -- an upsert that only inserted
+    END IF;
     IF EXISTS (SELECT 1 FROM old_rows o JOIN new_rows n USING (dlq_id)
                WHERE (o.disposition IN ('open', 'unindexable') OR n.disposition IN ('open', 'unindexable'))
                  AND o.disposition <> n.disposition) THEN
