@@ -21,6 +21,7 @@ import org.ingestquarantine.broker.sqs.SqsWiring;
 import org.ingestquarantine.db.Database;
 import org.ingestquarantine.db.EmbeddedPostgresService;
 import org.ingestquarantine.db.Jdbc;
+import org.ingestquarantine.db.NamedSqlStrategy;
 import org.ingestquarantine.delivery.AttemptJournal;
 import org.ingestquarantine.delivery.BrokerAdapter;
 import org.ingestquarantine.delivery.BrokerSetup;
@@ -148,6 +149,9 @@ public final class AppConfiguration implements CamelConfiguration {
         registry.bind("brokerAdapter", broker);
         registry.bind("quietRollback", new QuietRollbackHandler());
         registry.bind("rethrow", new Rethrow());
+        registry.bind("namedSqlStrategy", new NamedSqlStrategy());
+        context.getPropertiesComponent().addOverrideProperty(QuarantineStore.RECORD_PARAMETERS_PROPERTY,
+                Integer.toString(QuarantineStore.recordParameters()));
         registry.bind("deliveryGuard", new DeliveryGuard(broker, journal, policies));
         registry.bind("messageReader", new MessageReader());
         registry.bind("preflight", preflight);

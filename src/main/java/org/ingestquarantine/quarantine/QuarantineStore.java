@@ -45,6 +45,18 @@ public final class QuarantineStore {
 
     private static final NamedSql RECORD = NamedSql.load(RECORD_SQL);
 
+    /**
+     * Camel property holding the number of positional parameters of {@value #RECORD_SQL}, derived from the file
+     * at start ({@link #recordParameters()}), never configured; routes/quarantine.camel.yaml gives it to its
+     * {@code sql:} endpoint so camel-sql does not ask the database for the statement's metadata per record.
+     */
+    public static final String RECORD_PARAMETERS_PROPERTY = "quarantine.record-sql-parameters";
+
+    /** @return the number of positional parameters of {@value #RECORD_SQL} */
+    public static int recordParameters() {
+        return RECORD.names().size();
+    }
+
     private final Jdbc jdbc;
     private final PayloadStore payloads;
     private final Function<String, Optional<String>> owners;

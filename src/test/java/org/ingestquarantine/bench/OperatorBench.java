@@ -21,6 +21,7 @@ import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.impl.DefaultCamelContext;
 import org.ingestquarantine.app.ProfileProperties;
 import org.ingestquarantine.db.Database;
+import org.ingestquarantine.db.NamedSqlStrategy;
 import org.ingestquarantine.db.EmbeddedPostgresService;
 import org.ingestquarantine.failure.Classification;
 import org.ingestquarantine.failure.ErrorClass;
@@ -107,12 +108,13 @@ public final class OperatorBench {
     /**
      * Writes through the pipeline's own quarantine write path: {@link QuarantineRecorder#evidence} (stack trace
      * to the payload store), the {@code sql:} endpoint running {@value QuarantineStore#RECORD_SQL} as
-     * routes/quarantine.camel.yaml does, then {@link QuarantineRecorder#committed}; one record per transaction.
+     * routes/quarantine.camel.yaml does (with its parse-once strategy and parameter count), then {@link QuarantineRecorder#committed}; one record per transaction.
      */
     private static void routeWriteThroughput(Database db, QuarantineStore store, int records, int writers)
             throws Exception {
         try (DefaultCamelContext camel = new DefaultCamelContext()) {
             camel.getRegistry().bind("dataSource", db.dataSource());
+            camel.getRegistry().bind("namedSqlStrategy", new NamedSqlStrategy());
             QuarantineRecorder recorder = new QuarantineRecorder(store, new PipelineVersions(Map.of(),
                     ParserVersion.CURRENT, "bench", "bench"), new PipelineMetrics(new SimpleMeterRegistry()));
             camel.getRegistry().bind("quarantineRecorder", recorder);
@@ -121,7 +123,9 @@ public final class OperatorBench {
                 public void configure() {
                     from("direct:quarantine").routeId("bench-quarantine")
                             .bean("quarantineRecorder", "evidence")
-                            .to("sql:classpath:" + QuarantineStore.RECORD_SQL + "?dataSource=#dataSource")
+                            .to("sql:classpath:" + QuarantineStore.RECORD_SQL + "?dataSource=#dataSource"
+                                    + "&prepareStatementStrategy=#namedSqlStrategy&parametersCount="
+                                    + QuarantineStore.recordParameters())
                             .bean("quarantineRecorder", "committed");
                 }
             });
