@@ -321,6 +321,33 @@ class DrainTest extends PostgresTestBase {
     }
 
     @Test
+    void shouldNeverExceedTheRateWhenEveryDocumentIsDeletedAtSource() throws Exception {
+        for (int i = 0; i < 10; i++) {
+            fail("web", "gone-" + i + ".pdf", "g" + i);
+        }
+
+        DrainReport report = drain(SourceRequestThrottle.unlimited()).run(request(20, 4), (d, of) -> { });
+
+        assertThat(report.outcomes()).containsExactly(Map.entry("deleted_at_source", 10L));
+        assertThat(requestNanos).as("one HEAD each, the fast path").hasSize(10);
+        assertThat(maxInAnySecond(requestNanos)).isLessThanOrEqualTo(4);
+    }
+
+    @Test
+    void shouldNeverExceedTheRateWhenEveryDocumentIsPresent() throws Exception {
+        for (int i = 0; i < 5; i++) {
+            fail("web", "here-" + i + ".pdf", "h" + i);
+            served.put("here-" + i + ".pdf", new Served(200, "\"h" + i + "\"", "not a pdf".getBytes(StandardCharsets.US_ASCII)));
+        }
+
+        DrainReport report = drain(SourceRequestThrottle.unlimited()).run(request(20, 4), (d, of) -> { });
+
+        assertThat(report.sourceRequests()).as("HEAD and GET each").isEqualTo(10);
+        assertThat(requestNanos).hasSize(10);
+        assertThat(maxInAnySecond(requestNanos)).isLessThanOrEqualTo(4);
+    }
+
+    @Test
     void shouldShareTheCeilingWithTheLiveConnectorThroughPostgres() throws Exception {
         for (int i = 0; i < 8; i++) {
             fail("web", "gone-" + i + ".pdf", "g" + i);
