@@ -7,7 +7,10 @@
 --  * one row per (source, doc_id): a repeat failure adds 1 to attempts, sets the latest error fields, keeps the
 --    last known payload and versions when this attempt has none, re-opens a record closed as repaired or
 --    deleted at source, and leaves an unindexable or erased record closed (an erased one gets no text back);
---  * the attempt is appended to the history in the same statement, so row and history never disagree.
+--  * the owner (configuration sources.<name>.owner) is written when the record is created, and on a record that
+--    names none when it fails again; an owner once written is kept;
+--  * the attempt is appended to the history in the same statement, so row and history never disagree; the
+--    summaries the operator reads (quarantine_summary, source_summary) follow by trigger in the same transaction.
 WITH seen AS (
     SELECT 1 FROM quarantine_attempt
     WHERE delivery_key = CAST(:#delivery_key AS text) AND delivery_count = CAST(:#delivery_count AS integer)
@@ -15,7 +18,7 @@ WITH seen AS (
     INSERT INTO quarantine (dlq_id, source, doc_id, source_version, source_updated_at, cursor_at_arrival,
         ingest_seq, connector_version, parser_version, chunker_version, embedder_version, content_type,
         stage, payload_uri, payload_sha256, payload_bytes, error_class, error_type, error_message,
-        error_fingerprint, stack_trace_uri, attempts, first_seen_at, last_seen_at, disposition, reason_code)
+        error_fingerprint, stack_trace_uri, attempts, first_seen_at, last_seen_at, disposition, reason_code, owner)
     SELECT CAST(:#dlq_id AS char(26)), CAST(:#source AS text), CAST(:#doc_id AS text),
         CAST(:#source_version AS text), CAST(:#source_updated_at AS timestamptz), CAST(:#cursor_at_arrival AS text),
         CAST(:#ingest_seq AS bigint), CAST(:#connector_version AS text), CAST(:#parser_version AS text),
@@ -23,7 +26,8 @@ WITH seen AS (
         CAST(:#stage AS text), CAST(:#payload_uri AS text), CAST(:#payload_sha256 AS char(64)),
         CAST(:#payload_bytes AS bigint), CAST(:#error_class AS text), CAST(:#error_type AS text),
         CAST(:#error_message AS text), CAST(:#error_fingerprint AS text), CAST(:#stack_trace_uri AS text), 1,
-        CAST(:#seen_at AS timestamptz), CAST(:#seen_at AS timestamptz), 'open', CAST(:#reason_code AS text)
+        CAST(:#seen_at AS timestamptz), CAST(:#seen_at AS timestamptz), 'open', CAST(:#reason_code AS text),
+        CAST(:#owner AS text)
     WHERE NOT EXISTS (SELECT 1 FROM seen)
     ON CONFLICT (source, doc_id) DO UPDATE SET
         source_version    = COALESCE(EXCLUDED.source_version, quarantine.source_version),
@@ -58,7 +62,8 @@ WITH seen AS (
                                      ('repaired_parser_fixed', 'repaired_content_changed', 'deleted_at_source')
                                  THEN NULL ELSE quarantine.closed_at END,
         reason_code       = CASE WHEN quarantine.disposition IN ('unindexable', 'erased')
-                                 THEN quarantine.reason_code ELSE EXCLUDED.reason_code END
+                                 THEN quarantine.reason_code ELSE EXCLUDED.reason_code END,
+        owner             = COALESCE(quarantine.owner, EXCLUDED.owner)
     RETURNING dlq_id, attempts
 )
 INSERT INTO quarantine_attempt (dlq_id, attempt_no, seen_at, error_class, error_type, error_fingerprint,

@@ -23,6 +23,7 @@ import org.ingestquarantine.broker.sqs.SqsWiring;
 import org.ingestquarantine.db.Database;
 import org.ingestquarantine.db.EmbeddedPostgresService;
 import org.ingestquarantine.db.Jdbc;
+import org.ingestquarantine.db.NamedSqlStrategy;
 import org.ingestquarantine.delivery.AttemptJournal;
 import org.ingestquarantine.delivery.BrokerAdapter;
 import org.ingestquarantine.delivery.BrokerSetup;
@@ -132,7 +133,8 @@ public final class AppConfiguration implements CamelConfiguration {
         PipelineMetrics metrics = new PipelineMetrics(startMetrics(settings, registry, started, database, clock));
         AttemptJournal journal = new AttemptJournal(database.dataSource(), clock);
         LocalPayloadStore payloads = new LocalPayloadStore(dataDir.resolve("objects"));
-        QuarantineStore store = new QuarantineStore(database.dataSource(), payloads, clock);
+        QuarantineStore store = new QuarantineStore(database.dataSource(), payloads,
+                source -> settings.find("sources." + source + ".owner"), clock);
         BrokerAdapter broker = openBroker(new BrokerSetup(settings, registry, started::push, journal, store));
 
         FolderConnector folder = new FolderConnector();
@@ -164,6 +166,9 @@ public final class AppConfiguration implements CamelConfiguration {
         registry.bind("brokerAdapter", broker);
         registry.bind("quietRollback", new QuietRollbackHandler());
         registry.bind("rethrow", new Rethrow());
+        registry.bind("namedSqlStrategy", new NamedSqlStrategy());
+        context.getPropertiesComponent().addOverrideProperty(QuarantineStore.RECORD_PARAMETERS_PROPERTY,
+                Integer.toString(QuarantineStore.recordParameters()));
         registry.bind("deliveryGuard", new DeliveryGuard(broker, journal, policies));
         registry.bind("messageReader", new MessageReader());
         registry.bind("preflight", preflight);
@@ -182,8 +187,7 @@ public final class AppConfiguration implements CamelConfiguration {
         registry.bind("quarantineRecorder", new QuarantineRecorder(store, versions, metrics));
         if (Boolean.parseBoolean(settings.string(SERVE_OPERATOR_API, "false"))) {
             startOperatorApi(settings, registry, started, new OperatorApi.Backend(
-                    new OperatorService(database.dataSource(), store, payloads,
-                            source -> settings.find("sources." + source + ".owner"), clock),
+                    new OperatorService(database.dataSource(), store, payloads, clock),
                     new Dispositions(database.dataSource(), store, payloads, clock),
                     new OperatorRegisters(database.dataSource())));
         }

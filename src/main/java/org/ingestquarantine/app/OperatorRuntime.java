@@ -58,8 +58,8 @@ public final class OperatorRuntime implements AutoCloseable {
         this.database = database;
         this.payloads = new LocalPayloadStore(dataDir.resolve("objects"));
         Clock clock = Clock.systemUTC();
-        this.store = new QuarantineStore(database.dataSource(), payloads, clock);
-        this.service = new OperatorService(database.dataSource(), store, payloads, this::ownerOf, clock);
+        this.store = new QuarantineStore(database.dataSource(), payloads, this::ownerOf, clock);
+        this.service = new OperatorService(database.dataSource(), store, payloads, clock);
     }
 
     /**

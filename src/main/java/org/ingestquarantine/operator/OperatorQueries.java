@@ -7,7 +7,6 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -37,8 +36,8 @@ final class OperatorQueries {
     }
 
     StatsReport stats(String source) {
-        String sql = "SELECT source, disposition, sum(attempts) AS records, count(*) AS documents,"
-                + " min(first_seen_at) AS oldest, max(first_seen_at) AS newest FROM quarantine"
+        String sql = "SELECT source, disposition, sum(attempts) AS records, sum(documents) AS documents,"
+                + " min(first_seen_min) AS oldest, max(first_seen_max) AS newest FROM quarantine_summary"
                 + (source == null ? "" : " WHERE source = ?") + " GROUP BY source, disposition ORDER BY source";
         Map<String, List<Object[]>> bySource = new TreeMap<>();
         read("quarantine statistics", sql, s -> {
@@ -77,13 +76,28 @@ final class OperatorQueries {
     }
 
     List<CohortRow> cohorts(String source, String errorClass, String runningParser) {
-        String sql = "SELECT parser_version, error_class, error_fingerprint, count(*) AS documents,"
-                + " sum(attempts) AS attempts, min(first_seen_at) AS since, max(last_seen_at) AS last_seen,"
-                + " min(dlq_id) AS example FROM quarantine WHERE disposition = 'open'"
-                + (source == null ? "" : " AND source = ?") + (errorClass == null ? "" : " AND error_class = ?")
-                + " GROUP BY parser_version, error_class, error_fingerprint"
-                + " ORDER BY documents DESC, since, parser_version, error_class, error_fingerprint";
-        List<Object[]> groups = new ArrayList<>();
+        // the example is the oldest open record of the cohort's oldest group, one probe of index quarantine_group
+        String sql = """
+                WITH c AS (
+                    SELECT parser_version, error_class, error_fingerprint, sum(documents) AS documents,
+                           sum(attempts) AS attempts, min(first_seen_min) AS since, max(last_seen_max) AS last_seen,
+                           (array_agg(source ORDER BY first_seen_min))[1] AS example_source,
+                           (array_agg(owner ORDER BY first_seen_min))[1] AS example_owner
+                    FROM quarantine_summary WHERE disposition = 'open' %s
+                    GROUP BY parser_version, error_class, error_fingerprint
+                )
+                SELECT NULLIF(c.parser_version, '') AS parser_version, c.error_class,
+                       NULLIF(c.error_fingerprint, '') AS error_fingerprint, c.documents, c.attempts, c.since,
+                       c.last_seen, e.dlq_id AS example, e.error_type, e.error_message
+                FROM c LEFT JOIN LATERAL (
+                    SELECT q.dlq_id, q.error_type, q.error_message FROM quarantine q
+                    WHERE q.source = c.example_source AND COALESCE(q.parser_version, '') = c.parser_version
+                      AND q.error_class = c.error_class AND COALESCE(q.error_fingerprint, '') = c.error_fingerprint
+                      AND q.disposition = 'open' AND COALESCE(q.owner, '') = c.example_owner
+                    ORDER BY q.first_seen_at LIMIT 1) e ON true
+                ORDER BY c.documents DESC, c.since, c.parser_version, c.error_class, c.error_fingerprint
+                """.formatted((source == null ? "" : " AND source = ?") + (errorClass == null ? "" : " AND error_class = ?"));
+        List<CohortRow> rows = new ArrayList<>();
         read("cohorts", sql, s -> {
             int i = 1;
             if (source != null) {
@@ -92,24 +106,11 @@ final class OperatorQueries {
             if (errorClass != null) {
                 s.setString(i, errorClass);
             }
-        }, rs -> groups.add(new Object[] {rs.getString(1), rs.getString(2), rs.getString(3), rs.getLong(4),
-                rs.getLong(5), SqlTime.get(rs, "since"), SqlTime.get(rs, "last_seen"), rs.getString("example")}));
-        Map<String, String[]> examples = new HashMap<>();
-        if (!groups.isEmpty()) {
-            read("cohort examples", "SELECT dlq_id, error_type, error_message FROM quarantine WHERE dlq_id = ANY (?)",
-                    s -> s.setArray(1, s.getConnection().createArrayOf("bpchar",
-                            groups.stream().map(g -> g[7]).toArray())),
-                    rs -> examples.put(rs.getString(1), new String[] {rs.getString(2), firstLine(rs.getString(3))}));
-        }
-        List<CohortRow> rows = new ArrayList<>(groups.size());
-        for (Object[] g : groups) {
-            String[] example = examples.getOrDefault((String) g[7], new String[2]);
-            rows.add(new CohortRow((String) g[0], !runningParser.equals(g[0]), (String) g[1], (String) g[2],
-                    (Long) g[3], (Long) g[4], (Instant) g[5], (Instant) g[6], (String) g[7], example[0], example[1]));
-        }
+        }, rs -> rows.add(new CohortRow(rs.getString(1), !runningParser.equals(rs.getString(1)), rs.getString(2),
+                rs.getString(3), rs.getLong(4), rs.getLong(5), SqlTime.get(rs, "since"), SqlTime.get(rs, "last_seen"),
+                rs.getString("example"), rs.getString("error_type"), firstLine(rs.getString("error_message")))));
         return rows;
     }
-
     private static String firstLine(String message) {
         if (message == null) {
             return null;
@@ -120,26 +121,21 @@ final class OperatorQueries {
 
     List<CoverageRow> coverage(Instant now) {
         String sql = """
-                WITH sources AS (
+                WITH q AS (
+                    SELECT source, sum(documents) FILTER (WHERE disposition = 'open') AS open_n,
+                           sum(documents) FILTER (WHERE disposition = 'unindexable') AS unindexable_n,
+                           min(first_seen_min) FILTER (WHERE disposition = 'open') AS oldest_open
+                    FROM quarantine_summary GROUP BY source
+                ), sources AS (
                     SELECT source FROM source_totals
-                    UNION SELECT source FROM documents
-                    UNION SELECT source FROM quarantine
-                ), indexed AS (
-                    SELECT source, count(*) AS n FROM documents WHERE state = 'searchable' GROUP BY source
-                ), quarantined AS (
-                    SELECT q.source,
-                           count(*) FILTER (WHERE q.disposition = 'open') AS open_n,
-                           count(*) FILTER (WHERE q.disposition = 'unindexable') AS unindexable_n,
-                           min(q.first_seen_at) FILTER (WHERE q.disposition = 'open') AS oldest_open
-                    FROM quarantine q WHERE q.disposition IN ('open', 'unindexable') AND NOT EXISTS (
-                        SELECT 1 FROM documents d WHERE d.source = q.source AND d.doc_id = q.doc_id
-                            AND d.state = 'searchable')
-                    GROUP BY q.source
+                    UNION SELECT source FROM source_summary WHERE indexed > 0
+                    UNION SELECT source FROM q
                 )
-                SELECT s.source, t.documents AS total, COALESCE(i.n, 0) AS indexed, COALESCE(q.open_n, 0) AS open_n,
-                       COALESCE(q.unindexable_n, 0) AS unindexable_n, q.oldest_open
+                SELECT s.source, t.documents AS total, COALESCE(i.indexed, 0) AS indexed,
+                       COALESCE(q.open_n, 0) - COALESCE(i.open_indexed, 0) AS open_n,
+                       COALESCE(q.unindexable_n, 0) - COALESCE(i.unindexable_indexed, 0) AS unindexable_n, q.oldest_open
                 FROM sources s LEFT JOIN source_totals t ON t.source = s.source
-                    LEFT JOIN indexed i ON i.source = s.source LEFT JOIN quarantined q ON q.source = s.source
+                    LEFT JOIN source_summary i ON i.source = s.source LEFT JOIN q ON q.source = s.source
                 ORDER BY s.source
                 """;
         List<CoverageRow> rows = new ArrayList<>();
@@ -159,40 +155,37 @@ final class OperatorQueries {
 
     /** @return open records first seen before the cut-off by (owner, source, class, fingerprint) */
     List<Object[]> overdue(Instant firstSeenBefore) {
-        String sql = "SELECT owner, source, error_class, error_fingerprint, count(*) AS documents,"
-                + " min(first_seen_at) AS oldest FROM quarantine WHERE disposition = 'open' AND first_seen_at < ?"
-                + " GROUP BY owner, source, error_class, error_fingerprint"
-                + " ORDER BY owner NULLS LAST, documents DESC, source, error_class, error_fingerprint";
+        // Groups wholly past the cut-off count whole; a group straddling it counts its records on the smaller
+        // side of the cut-off (judged from its first and last first_seen_at) in index quarantine_group.
+        String sql = """
+                WITH g AS (
+                    SELECT s.owner, s.source, s.error_class, s.error_fingerprint, s.first_seen_min,
+                           CASE WHEN s.first_seen_max < CAST(? AS timestamptz) THEN s.documents
+                                WHEN CAST(? AS timestamptz) - s.first_seen_min > s.first_seen_max - CAST(? AS timestamptz)
+                                THEN s.documents - (SELECT count(*) FROM quarantine q WHERE %1$s
+                                                    AND q.first_seen_at >= CAST(? AS timestamptz))
+                                ELSE (SELECT count(*) FROM quarantine q WHERE %1$s
+                                      AND q.first_seen_at < CAST(? AS timestamptz)) END AS documents
+                    FROM quarantine_summary s
+                    WHERE s.disposition = 'open' AND s.first_seen_min < CAST(? AS timestamptz)
+                )
+                SELECT NULLIF(owner, '') AS owner, source, error_class, NULLIF(error_fingerprint, '') AS error_fingerprint,
+                       sum(documents) AS documents, min(first_seen_min) AS oldest
+                FROM g GROUP BY owner, source, error_class, error_fingerprint
+                ORDER BY NULLIF(owner, '') NULLS LAST, documents DESC, source, error_class, error_fingerprint
+                """.formatted("""
+                q.source = s.source AND COALESCE(q.parser_version, '') = s.parser_version
+                AND q.error_class = s.error_class AND COALESCE(q.error_fingerprint, '') = s.error_fingerprint
+                AND q.disposition = 'open' AND COALESCE(q.owner, '') = s.owner""");
         List<Object[]> rows = new ArrayList<>();
-        read("overdue records", sql, s -> SqlTime.set(s, 1, firstSeenBefore), rs -> rows.add(new Object[] {
+        read("overdue records", sql, s -> {
+            for (int i = 1; i <= 6; i++) {
+                SqlTime.set(s, i, firstSeenBefore);
+            }
+        }, rs -> rows.add(new Object[] {
                 rs.getString(1), new OverdueCohort(rs.getString(2), rs.getString(3), rs.getString(4), rs.getLong(5),
                 SqlTime.get(rs, "oldest"))}));
         return rows;
-    }
-
-    /** @return sources that have records without an owner */
-    List<String> sourcesWithoutOwner() {
-        List<String> sources = new ArrayList<>();
-        read("sources without owner", "SELECT DISTINCT source FROM quarantine WHERE owner IS NULL ORDER BY source",
-                s -> { }, rs -> sources.add(rs.getString(1)));
-        return sources;
-    }
-
-    /**
-     * Writes the configured owner on every record of the source that names none.
-     *
-     * @return records changed
-     */
-    int assignOwner(String source, String owner) {
-        String sql = "UPDATE quarantine SET owner = ? WHERE source = ? AND owner IS NULL";
-        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(sql)) {
-            s.setString(1, owner);
-            s.setString(2, source);
-            return s.executeUpdate();
-        } catch (SQLException e) {
-            throw new DatabaseAccessException("owner of source " + source + " was not written ("
-                    + SqlFailure.describe(e) + "); retry when PostgreSQL answers again", e);
-        }
     }
 
     interface Binder {

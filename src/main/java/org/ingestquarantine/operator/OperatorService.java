@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.function.Function;
 import javax.sql.DataSource;
 import org.ingestquarantine.failure.ErrorClass;
 import org.ingestquarantine.parse.ParserVersion;
@@ -19,8 +18,8 @@ import org.ingestquarantine.quarantine.QuarantineStore;
 
 /**
  * The operator's questions to the quarantine (DESIGN §5), behind the CLI and the HTTP API: stats, cohorts,
- * coverage, show and overdue. Reads only, except that {@link #overdue(Duration)} first writes the configured
- * owner on records that name none (see {@link #assignOwners()}).
+ * coverage, show and overdue. Reads only; stats, cohorts, coverage and overdue read the summaries the
+ * database keeps in the same transaction as every record write ({@code V6__summaries.sql}).
  *
  * <p>Every method throws {@link org.ingestquarantine.db.DatabaseAccessException} (or the store's
  * {@link org.ingestquarantine.quarantine.QuarantineWriteException}) when the database cannot be reached, and
@@ -35,22 +34,19 @@ public final class OperatorService {
     private final OperatorQueries queries;
     private final QuarantineStore store;
     private final PayloadStore payloads;
-    private final Function<String, Optional<String>> owners;
     private final Clock clock;
 
     /**
      * @param dataSource a pool on the migrated schema
      * @param store the evidence records
      * @param payloads where payloads and stack traces live
-     * @param owners the team owning a source (configuration {@code sources.<name>.owner}), empty if none
      * @param clock the time "now" for ages and cut-offs
      */
     public OperatorService(DataSource dataSource, QuarantineStore store, PayloadStore payloads,
-                           Function<String, Optional<String>> owners, Clock clock) {
+                           Clock clock) {
         this.queries = new OperatorQueries(dataSource);
         this.store = Objects.requireNonNull(store, "store");
         this.payloads = Objects.requireNonNull(payloads, "payloads");
-        this.owners = Objects.requireNonNull(owners, "owners");
         this.clock = Objects.requireNonNull(clock, "clock");
     }
 
@@ -129,9 +125,9 @@ public final class OperatorService {
     }
 
     /**
-     * Open records first seen more than {@code olderThan} ago, by owner. First writes the configured owner
-     * ({@code sources.<name>.owner}) on every record that names none: the write path does not know owners,
-     * so records get theirs when the operator first asks.
+     * Open records first seen more than {@code olderThan} ago, by the owner written on each record when it was
+     * created (configuration {@code sources.<name>.owner}); records that name none are listed under
+     * {@link #UNOWNED}. Reads only.
      *
      * @param olderThan retention age, positive
      * @return overdue records by owner, most documents first
@@ -141,7 +137,6 @@ public final class OperatorService {
         if (olderThan.isZero() || olderThan.isNegative()) {
             throw new BadOperatorInputException("--older-than must be positive, was " + olderThan);
         }
-        assignOwners();
         Instant cutOff = clock.instant().minus(olderThan);
         Map<String, List<OverdueCohort>> byOwner = new LinkedHashMap<>();
         for (Object[] row : queries.overdue(cutOff)) {
@@ -158,21 +153,5 @@ public final class OperatorService {
         }
         owners.sort((a, b) -> Long.compare(b.documents(), a.documents()));
         return new OverdueReport(cutOff, total, owners);
-    }
-
-    /**
-     * Writes each source's configured owner on its records that name none.
-     *
-     * @return records given an owner
-     */
-    public int assignOwners() {
-        int changed = 0;
-        for (String source : queries.sourcesWithoutOwner()) {
-            Optional<String> owner = owners.apply(source);
-            if (owner.isPresent()) {
-                changed += queries.assignOwner(source, owner.get());
-            }
-        }
-        return changed;
     }
 }

@@ -23,7 +23,9 @@ import org.ingestquarantine.parse.ParserVersion;
  * spread evenly over {@code tailFingerprints} more; about one record in ten is closed as repaired (chosen independently of
  * the fingerprint, so every cohort keeps open records). Document ids,
  * fingerprints and cohort membership are assigned by multiplicative permutations, so every share is exact to
- * the document. Each source gets a total ({@code source_totals}) equal to its records.
+ * the document. Each source gets a total ({@code source_totals}) equal to its records. The summaries the
+ * operator's questions read ({@code quarantine_summary}, {@code source_summary}) are filled by the same
+ * triggers as for any write, inside the same transaction.
  */
 public final class SeedDemo {
 
@@ -187,7 +189,7 @@ public final class SeedDemo {
             }
             try (Statement s = c.createStatement()) {
                 c.setAutoCommit(true);
-                s.execute("VACUUM ANALYZE quarantine"); // index-only scans need the visibility map
+                s.execute("VACUUM ANALYZE quarantine, quarantine_summary"); // index-only scans need the visibility map
             }
         } catch (SQLException e) {
             throw new DatabaseAccessException("the demo data set was not written (" + SqlFailure.describe(e)

@@ -45,6 +45,12 @@ public final class LocalPayloadStore implements PayloadStore {
 
     @Override
     public StoredObject put(byte[] bytes) throws IOException {
+        // bytes already in memory (stack traces): hash first, and write nothing when the object is stored already
+        String hash = HexFormat.of().formatHex(sha256().digest(bytes));
+        Path target = pathOf(hash);
+        if (Files.exists(target)) {
+            return new StoredObject(target.toUri().toString(), hash, bytes.length);
+        }
         try (InputStream in = new java.io.ByteArrayInputStream(bytes)) {
             return store(in);
         }

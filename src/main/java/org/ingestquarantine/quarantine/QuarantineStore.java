@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Function;
 import javax.sql.DataSource;
 import org.ingestquarantine.db.Jdbc;
 import org.ingestquarantine.db.NamedSql;
@@ -44,18 +45,44 @@ public final class QuarantineStore {
 
     private static final NamedSql RECORD = NamedSql.load(RECORD_SQL);
 
+    /**
+     * Camel property holding the number of positional parameters of {@value #RECORD_SQL}, derived from the file
+     * at start ({@link #recordParameters()}), never configured; routes/quarantine.camel.yaml gives it to its
+     * {@code sql:} endpoint so camel-sql does not ask the database for the statement's metadata per record.
+     */
+    public static final String RECORD_PARAMETERS_PROPERTY = "quarantine.record-sql-parameters";
+
+    /** @return the number of positional parameters of {@value #RECORD_SQL} */
+    public static int recordParameters() {
+        return RECORD.names().size();
+    }
+
     private final Jdbc jdbc;
     private final PayloadStore payloads;
+    private final Function<String, Optional<String>> owners;
     private final Clock clock;
+
+    /**
+     * A store whose records name no owner.
+     *
+     * @see #QuarantineStore(DataSource, PayloadStore, Function, Clock)
+     */
+    public QuarantineStore(DataSource dataSource, PayloadStore payloads, Clock clock) {
+        this(dataSource, payloads, source -> Optional.empty(), clock);
+    }
 
     /**
      * @param dataSource a pool on the migrated schema (see {@link org.ingestquarantine.db.Database})
      * @param payloads where payloads and stack traces go
+     * @param owners the team owning a source (configuration {@code sources.<name>.owner}), empty if none; written
+     *     on a record when it is created, and on a record that names none when it fails again
      * @param clock source of {@code first_seen_at}, {@code last_seen_at} and {@code closed_at}
      */
-    public QuarantineStore(DataSource dataSource, PayloadStore payloads, Clock clock) {
+    public QuarantineStore(DataSource dataSource, PayloadStore payloads, Function<String, Optional<String>> owners,
+                           Clock clock) {
         this.jdbc = new Jdbc(dataSource);
         this.payloads = Objects.requireNonNull(payloads, "payloads");
+        this.owners = Objects.requireNonNull(owners, "owners");
         this.clock = Objects.requireNonNull(clock, "clock");
     }
 
@@ -131,6 +158,7 @@ public final class QuarantineStore {
         row.put("error_fingerprint", text(e.errorFingerprint()));
         row.put("stack_trace_uri", trace == null ? null : trace.uri());
         row.put("reason_code", text(e.reasonCode()));
+        row.put("owner", e.source() == null ? null : text(owners.apply(e.source()).orElse(null)));
         row.put("seen_at", time(clock.instant().truncatedTo(ChronoUnit.MICROS)));
         row.put("delivery_key", text(e.deliveryKey()));
         row.put("delivery_count", e.deliveryCount());
@@ -218,15 +246,16 @@ public final class QuarantineStore {
     }
 
     /**
-     * Closes a record with a disposition (drain or operator). Sets disposition, closed_at (now),
-     * owner and, when given, reason_code. Closing with {@link Disposition#ERASED} also deletes the payload and
-     * stack trace objects and clears payload_uri, stack_trace_uri and error_message, leaving a tombstone.
+     * Closes a record with a disposition (drain or operator). Sets disposition, closed_at (now), and, when
+     * given, reason_code, and owner where the record names none (an owner written at creation is kept).
+     * Closing with {@link Disposition#ERASED} also deletes the payload and stack trace objects (an object another
+     * record still names, the same bytes, is kept) and clears payload_uri, stack_trace_uri and error_message, leaving a tombstone.
      *
      * @param source connector name
      * @param docId document id
      * @param disposition anything but {@link Disposition#OPEN}
      * @param reasonCode why, e.g. {@code vendor_format}; null keeps the stored reason
-     * @param owner who owns the outcome (team or person), may be null
+     * @param owner who owns the outcome (team or person) when the record names no owner yet; may be null
      * @return the record as committed
      * @throws IllegalArgumentException if {@code disposition} is OPEN
      * @throws java.util.NoSuchElementException if the document has no record
@@ -239,7 +268,7 @@ public final class QuarantineStore {
         }
         Instant now = clock.instant().truncatedTo(ChronoUnit.MICROS);
         boolean erase = disposition == Disposition.ERASED;
-        String sql = "UPDATE quarantine SET disposition = ?, closed_at = ?, owner = ?,"
+        String sql = "UPDATE quarantine SET disposition = ?, closed_at = ?, owner = COALESCE(owner, ?),"
                 + " reason_code = COALESCE(?, reason_code)"
                 + (erase ? ", payload_uri = NULL, payload_sha256 = NULL, payload_bytes = NULL,"
                         + " stack_trace_uri = NULL, error_message = NULL" : "")
@@ -251,8 +280,8 @@ public final class QuarantineStore {
                                 "no quarantine record for " + source + "/" + docId));
                 Jdbc.update(c, sql, disposition.code(), now, owner, reasonCode, source, docId);
                 if (erase) {
-                    deleteObject(before.payloadUri());
-                    deleteObject(before.stackTraceUri());
+                    deleteObjectNamedByNoOther(c, before.payloadUri(), before.dlqId());
+                    deleteObjectNamedByNoOther(c, before.stackTraceUri(), before.dlqId());
                 }
                 return findBy(c, "SELECT * FROM quarantine WHERE source = ? AND doc_id = ?", source, docId).orElseThrow();
             });
@@ -262,8 +291,14 @@ public final class QuarantineStore {
         }
     }
 
-    private void deleteObject(String uri) {
-        if (uri == null) {
+    /**
+     * Objects are content-addressed: another record that saw the same bytes names the same object, and erasing
+     * this record must not take that record's evidence. Such an object is kept (it holds no byte that only the
+     * erased record named).
+     */
+    private void deleteObjectNamedByNoOther(Connection c, String uri, String dlqId) throws SQLException {
+        if (uri == null || !Jdbc.query(c, "SELECT 1 FROM quarantine WHERE (payload_uri = ? OR stack_trace_uri = ?)"
+                + " AND dlq_id <> ? LIMIT 1", rs -> 1, uri, uri, dlqId).isEmpty()) {
             return;
         }
         try {

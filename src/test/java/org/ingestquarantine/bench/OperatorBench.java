@@ -9,20 +9,33 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.net.URI;
+import org.apache.camel.Exchange;
+import org.apache.camel.ProducerTemplate;
+import org.apache.camel.builder.RouteBuilder;
+import org.apache.camel.impl.DefaultCamelContext;
 import org.ingestquarantine.app.ProfileProperties;
 import org.ingestquarantine.db.Database;
+import org.ingestquarantine.db.NamedSqlStrategy;
 import org.ingestquarantine.db.EmbeddedPostgresService;
+import org.ingestquarantine.failure.Classification;
 import org.ingestquarantine.failure.ErrorClass;
+import org.ingestquarantine.metrics.PipelineMetrics;
+import org.ingestquarantine.parse.ParserVersion;
+import org.ingestquarantine.pipeline.IngestMessage;
+import org.ingestquarantine.pipeline.PipelineKeys;
+import org.ingestquarantine.pipeline.PipelineVersions;
 import org.ingestquarantine.operator.OperatorService;
 import org.ingestquarantine.operator.SeedDemo;
 import org.ingestquarantine.pipeline.Settings;
 import org.ingestquarantine.quarantine.FailureEvidence;
 import org.ingestquarantine.quarantine.LocalPayloadStore;
+import org.ingestquarantine.quarantine.QuarantineRecorder;
 import org.ingestquarantine.quarantine.QuarantineStore;
 import org.ingestquarantine.testsupport.PostgresTestBase;
 
@@ -54,8 +67,7 @@ public final class OperatorBench {
                         shape.attempts(), shape.documents(), (System.nanoTime() - t0) / 1e9);
                 LocalPayloadStore payloads = new LocalPayloadStore(dir.resolve("objects"));
                 QuarantineStore store = new QuarantineStore(db.dataSource(), payloads, Clock.systemUTC());
-                OperatorService service = new OperatorService(db.dataSource(), store, payloads, s -> Optional.empty(),
-                        Clock.systemUTC());
+                OperatorService service = new OperatorService(db.dataSource(), store, payloads, Clock.systemUTC());
                 String ref = "demo-contracts/doc/00000001.pdf";
                 time("stats", rounds, () -> service.stats(null));
                 time("stats --source", rounds, () -> service.stats("demo-scans"));
@@ -67,6 +79,9 @@ public final class OperatorBench {
                 if (scale == scales.get(0)) {
                     for (int writers : new int[] {1, 4}) {
                         writeThroughput(store, writes, writers);
+                    }
+                    for (int writers : new int[] {1, 4}) {
+                        routeWriteThroughput(db, store, writes, writers);
                     }
                 }
             } finally {
@@ -88,6 +103,68 @@ public final class OperatorBench {
         Arrays.sort(ms);
         System.out.printf(Locale.ROOT, "  %-16s median %7.1f ms   p90 %7.1f ms   min %7.1f ms%n", name, ms[rounds / 2],
                 ms[(int) (rounds * 0.9)], ms[0]);
+    }
+
+    /**
+     * Writes through the pipeline's own quarantine write path: {@link QuarantineRecorder#evidence} (stack trace
+     * to the payload store), the {@code sql:} endpoint running {@value QuarantineStore#RECORD_SQL} as
+     * routes/quarantine.camel.yaml does (with its parse-once strategy and parameter count), then {@link QuarantineRecorder#committed}; one record per transaction.
+     */
+    private static void routeWriteThroughput(Database db, QuarantineStore store, int records, int writers)
+            throws Exception {
+        try (DefaultCamelContext camel = new DefaultCamelContext()) {
+            camel.getRegistry().bind("dataSource", db.dataSource());
+            camel.getRegistry().bind("namedSqlStrategy", new NamedSqlStrategy());
+            QuarantineRecorder recorder = new QuarantineRecorder(store, new PipelineVersions(Map.of(),
+                    ParserVersion.CURRENT, "bench", "bench"), new PipelineMetrics(new SimpleMeterRegistry()));
+            camel.getRegistry().bind("quarantineRecorder", recorder);
+            camel.addRoutes(new RouteBuilder() {
+                @Override
+                public void configure() {
+                    from("direct:quarantine").routeId("bench-quarantine")
+                            .bean("quarantineRecorder", "evidence")
+                            .to("sql:classpath:" + QuarantineStore.RECORD_SQL + "?dataSource=#dataSource"
+                                    + "&prepareStatementStrategy=#namedSqlStrategy&parametersCount="
+                                    + QuarantineStore.recordParameters())
+                            .bean("quarantineRecorder", "committed");
+                }
+            });
+            camel.start();
+            ProducerTemplate producer = camel.createProducerTemplate();
+            AtomicInteger next = new AtomicInteger();
+            ExecutorService pool = Executors.newFixedThreadPool(writers);
+            long t = System.nanoTime();
+            List<Future<?>> done = new ArrayList<>();
+            for (int w = 0; w < writers; w++) {
+                done.add(pool.submit(() -> {
+                    for (int i = next.getAndIncrement(); i < records; i = next.getAndIncrement()) {
+                        int n = i;
+                        Exchange result = producer.send("direct:quarantine", e -> {
+                            IllegalStateException failure = new IllegalStateException("seeded " + n);
+                            e.setProperty(Exchange.EXCEPTION_CAUGHT, failure);
+                            e.setProperty(PipelineKeys.FAILURE, new Classification(ErrorClass.AMBIGUOUS_PARSE,
+                                    "bench", failure));
+                            e.setProperty(PipelineKeys.MESSAGE, new IngestMessage("bench-route-w" + writers,
+                                    "doc-" + n, URI.create("file:///bench/doc-" + n), "v1", null, null));
+                            e.setProperty(PipelineKeys.DELIVERY_KEY, "bench-route/" + writers + "/" + n);
+                            e.setProperty(PipelineKeys.DELIVERY_COUNT, 1);
+                            e.setProperty(PipelineKeys.STAGE, "parse");
+                        });
+                        if (result.getException() != null) {
+                            throw result.getException();
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : done) {
+                f.get();
+            }
+            pool.shutdown();
+            double seconds = (System.nanoTime() - t) / 1e9;
+            System.out.printf(Locale.ROOT, "  quarantine writes through the route's sql: endpoint, %d writer(s): %d records"
+                    + " in %.2f s = %.0f records/s%n", writers, records, seconds, records / seconds);
+        }
     }
 
     private static void writeThroughput(QuarantineStore store, int records, int writers) throws Exception {

@@ -14,6 +14,8 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.ingestquarantine.failure.ErrorClass;
 import org.ingestquarantine.parse.ParserVersion;
 import org.ingestquarantine.quarantine.FailureEvidence;
@@ -49,7 +51,9 @@ class OperatorCommandsTest extends PostgresTestBase {
         System.setProperty("db.mode", "external");
         System.setProperty("db.url", postgres.jdbcUrl());
         System.setProperty("sources.contracts.owner", "legal-ops");
+        // the write path as the pipeline runs it: owners come from sources.<name>.owner when a record is created
         store = new QuarantineStore(dataSource(), new LocalPayloadStore(data.resolve("objects")),
+                source -> java.util.Optional.ofNullable(System.getProperty("sources." + source + ".owner")),
                 Clock.offset(Clock.systemUTC(), Duration.ofDays(-120)));
         Path pdf = Files.write(data.resolve("lease.pdf"), "%PDF-1.7 broken".getBytes(StandardCharsets.US_ASCII));
         lease = store.record(FailureEvidence.builder("contracts", "2026/11/lease.pdf")
@@ -225,12 +229,23 @@ class OperatorCommandsTest extends PostgresTestBase {
     }
 
     @Test
-    void shouldSayInOneLineWhenTheDatabaseIsDown() {
+    void shouldSayInOneLineWhenTheDatabaseIsDown() throws Exception {
+        long before = rows();
         System.setProperty("db.url", "jdbc:postgresql://127.0.0.1:" + FreePort.find() + "/postgres");
-        Result r = run("stats", "--data-dir", data.toString());
-        assertThat(r.code).isEqualTo(1);
-        assertThat(r.err.strip()).startsWith("stats: PostgreSQL at jdbc:postgresql://127.0.0.1:")
-                .contains("is unreachable").doesNotContain("\n");
+        for (String[] command : new String[][] {{"stats"}, {"cohorts"}, {"coverage"}, {"show", lease.dlqId()},
+                {"overdue"}, {"reproduce", lease.dlqId()},
+                {"drain", "--fingerprint", "fp-not-pdf", "--limit", "5", "--rate", "5"},
+                {"dispose", "--fingerprint", "fp-not-pdf", "--unindexable", "--reason", "x", "--owner", "team"},
+                {"erase", "--source", "invoices", "--doc-id", "inv-0"}, {"expire-payloads"}, {"prune-journal"}}) {
+            List<String> args = new ArrayList<>(List.of(command));
+            args.addAll(List.of("--data-dir", data.toString()));
+            Result r = run(args.toArray(String[]::new));
+            assertThat(r.code).as(command[0]).isEqualTo(1);
+            assertThat(r.err.strip()).as(command[0]).startsWith(command[0] + ": PostgreSQL at jdbc:postgresql://127.0.0.1:")
+                    .contains("is unreachable").doesNotContain("\n");
+            assertThat(r.out).as(command[0]).isEmpty();
+        }
+        assertThat(rows()).as("nothing changed").isEqualTo(before);
     }
 
     @Test

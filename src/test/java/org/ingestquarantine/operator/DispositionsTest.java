@@ -13,7 +13,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.stream.Stream;
 import org.ingestquarantine.delivery.AttemptJournal;
 import org.ingestquarantine.delivery.AttemptOutcome;
@@ -55,7 +54,7 @@ class DispositionsTest extends PostgresTestBase {
         payloads = new LocalPayloadStore(temp.resolve("objects"));
         store = new QuarantineStore(dataSource(), payloads, clock);
         index = new DocumentIndex(dataSource(), 2);
-        service = new OperatorService(dataSource(), store, payloads, s -> Optional.empty(), clock);
+        service = new OperatorService(dataSource(), store, payloads, clock);
         dispositions = new Dispositions(dataSource(), store, payloads, clock);
     }
 
@@ -140,6 +139,24 @@ class DispositionsTest extends PostgresTestBase {
                 .satisfies(a -> assertThat(a.payloadSha256()).isNull());
         assertThat(store.find("s", "other.pdf").orElseThrow().payloadUri()).isNotNull();
         assertThatThrownBy(() -> dispositions.erase("s", "never-seen.pdf")).isInstanceOf(BadOperatorInputException.class);
+    }
+
+    @Test
+    void shouldKeepPayloadBytesThatAnotherRecordStillNamesWhenErasing() throws Exception {
+        Path shared = Files.write(temp.resolve("same.bin"), "the same bytes".getBytes(StandardCharsets.US_ASCII));
+        QuarantineRecord erasing = failWithPayload("s", "erasing", shared);
+        QuarantineRecord other = failWithPayload("t", "other", shared);
+        assertThat(other.payloadUri()).as("content-addressed: one object").isEqualTo(erasing.payloadUri());
+
+        QuarantineRecord tombstone = dispositions.erase("s", "erasing");
+
+        assertThat(tombstone.payloadUri()).isNull();
+        assertThat(payloads.exists(other.payloadUri())).as("still named by another record").isTrue();
+        assertThat(payloads.get(other.payloadUri())).isEqualTo(Files.readAllBytes(shared));
+        assertThat(store.findById(other.dlqId()).orElseThrow().payloadUri()).isEqualTo(other.payloadUri());
+
+        dispositions.erase("t", "other");
+        assertThat(payloads.exists(other.payloadUri())).as("named by no record any more").isFalse();
     }
 
     @Test

@@ -41,6 +41,7 @@ import org.ingestquarantine.pipeline.PipelineVersions;
 import org.ingestquarantine.quarantine.Disposition;
 import org.ingestquarantine.quarantine.FailureEvidence;
 import org.ingestquarantine.quarantine.LocalPayloadStore;
+import org.ingestquarantine.quarantine.QuarantineRecord;
 import org.ingestquarantine.quarantine.QuarantineStore;
 import org.ingestquarantine.testsupport.PostgresTestBase;
 import org.ingestquarantine.testsupport.TextPdf;
@@ -74,6 +75,8 @@ class DrainTest extends PostgresTestBase {
     private HttpServer server;
     private final Map<String, Served> served = new ConcurrentHashMap<>();
     private final List<Long> requestNanos = Collections.synchronizedList(new ArrayList<>());
+    /** How long the server holds every answer, milliseconds (0: at once). */
+    private volatile long answerDelayMillis;
     private QuarantineStore store;
     private DocumentIndex index;
     private Map<String, URI> bases;
@@ -109,6 +112,13 @@ class DrainTest extends PostgresTestBase {
 
     private void serve(HttpExchange x) throws IOException {
         requestNanos.add(System.nanoTime());
+        if (answerDelayMillis > 0) {
+            try {
+                Thread.sleep(answerDelayMillis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         Served s = served.get(x.getRequestURI().getPath().substring("/docs/".length()));
         if (s == null) {
             s = new Served(404, null, new byte[0]);
@@ -214,6 +224,71 @@ class DrainTest extends PostgresTestBase {
         assertThat(query("SELECT count(*) FROM quarantine WHERE disposition = 'open'")).isEqualTo("5");
     }
 
+    /** What Ctrl-C does (DrainCommand's SIGINT handler interrupts the drain thread), at a random moment mid-run. */
+    @Test
+    void shouldLeaveEveryRecordClosedWithItsOutcomeOrOpenAsBeforeWhenInterrupted() throws Exception {
+        for (int i = 0; i < 12; i++) {
+            String doc = "doc-" + i + ".pdf";
+            fail("web", doc, "\"e" + i + "\"");
+            switch (i % 3) {
+                case 0 -> { } // 404: deleted at source
+                case 1 -> served.put(doc, new Served(200, "\"e" + i + "\"", TextPdf.of("now it parses " + i)));
+                default -> served.put(doc, new Served(200, "\"e" + i + "\"", "not a pdf".getBytes(StandardCharsets.US_ASCII)));
+            }
+        }
+        Map<String, QuarantineRecord> before = new java.util.HashMap<>();
+        for (int i = 0; i < 12; i++) {
+            QuarantineRecord r = store.find("web", "doc-" + i + ".pdf").orElseThrow();
+            before.put(r.dlqId(), r);
+        }
+        answerDelayMillis = 120;
+        Drain drain = drain(SourceRequestThrottle.unlimited());
+        java.util.concurrent.atomic.AtomicReference<DrainReport> result = new java.util.concurrent.atomic.AtomicReference<>();
+        Thread worker = new Thread(() -> result.set(drain.run(request(12, 50), (d, of) -> { })), "drain-under-test");
+        worker.start();
+        long interruptAfter = 5 + new java.util.Random().nextInt(6);
+        while (requestNanos.size() < interruptAfter && worker.isAlive()) {
+            Thread.sleep(5);
+        }
+        worker.interrupt();
+        worker.join(60_000);
+
+        DrainReport report = result.get();
+        assertThat(report.interrupted()).as("interrupted mid-run (after %d requests)", interruptAfter).isTrue();
+        assertThat(report.outcomes()).containsKey("not_tried");
+        Map<String, String> items = new java.util.HashMap<>();
+        try (Connection c = dataSource().getConnection(); Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT dlq_id, outcome FROM drain_run_items")) {
+            while (rs.next()) {
+                items.put(rs.getString(1), rs.getString(2));
+            }
+        }
+        assertThat(items.keySet()).isEqualTo(before.keySet());
+        for (Map.Entry<String, String> item : items.entrySet()) {
+            QuarantineRecord was = before.get(item.getKey());
+            QuarantineRecord now = store.findById(item.getKey()).orElseThrow();
+            String outcome = item.getValue();
+            if (outcome.equals("not_tried") || outcome.startsWith("still_failing:")) {
+                assertThat(now.disposition()).as(was.docId() + " " + outcome).isEqualTo(Disposition.OPEN);
+                assertThat(now.attempts()).as(was.docId() + " " + outcome)
+                        .isEqualTo(outcome.equals("not_tried") ? was.attempts() : was.attempts() + 1);
+                if (outcome.equals("not_tried")) {
+                    assertThat(now.errorFingerprint()).isEqualTo(was.errorFingerprint());
+                    assertThat(now.sourceVersion()).isEqualTo(was.sourceVersion());
+                    assertThat(now.lastSeenAt()).isEqualTo(was.lastSeenAt());
+                }
+            } else {
+                assertThat(now.disposition().code()).as(was.docId()).isEqualTo(outcome);
+                assertThat(now.closedAt()).isNotNull();
+                assertThat(now.attempts()).isEqualTo(was.attempts());
+            }
+        }
+        assertThat(query("SELECT count(*) FROM quarantine WHERE disposition <> 'open'"))
+                .isEqualTo(Long.toString(items.values().stream().filter(o -> !o.equals("not_tried")
+                        && !o.startsWith("still_failing:")).count()));
+        assertThat(query("SELECT status FROM drain_runs")).isEqualTo("interrupted");
+    }
+
     @Test
     void shouldRefuseBadRequestsAndWriteNothing() throws Exception {
         fail("web", "a.pdf", "a1");
@@ -242,6 +317,33 @@ class DrainTest extends PostgresTestBase {
 
         assertThat(report.sourceRequests()).isEqualTo(9 + 4 * 2);
         assertThat(requestNanos).hasSize(17);
+        assertThat(maxInAnySecond(requestNanos)).isLessThanOrEqualTo(4);
+    }
+
+    @Test
+    void shouldNeverExceedTheRateWhenEveryDocumentIsDeletedAtSource() throws Exception {
+        for (int i = 0; i < 10; i++) {
+            fail("web", "gone-" + i + ".pdf", "g" + i);
+        }
+
+        DrainReport report = drain(SourceRequestThrottle.unlimited()).run(request(20, 4), (d, of) -> { });
+
+        assertThat(report.outcomes()).containsExactly(Map.entry("deleted_at_source", 10L));
+        assertThat(requestNanos).as("one HEAD each, the fast path").hasSize(10);
+        assertThat(maxInAnySecond(requestNanos)).isLessThanOrEqualTo(4);
+    }
+
+    @Test
+    void shouldNeverExceedTheRateWhenEveryDocumentIsPresent() throws Exception {
+        for (int i = 0; i < 5; i++) {
+            fail("web", "here-" + i + ".pdf", "h" + i);
+            served.put("here-" + i + ".pdf", new Served(200, "\"h" + i + "\"", "not a pdf".getBytes(StandardCharsets.US_ASCII)));
+        }
+
+        DrainReport report = drain(SourceRequestThrottle.unlimited()).run(request(20, 4), (d, of) -> { });
+
+        assertThat(report.sourceRequests()).as("HEAD and GET each").isEqualTo(10);
+        assertThat(requestNanos).hasSize(10);
         assertThat(maxInAnySecond(requestNanos)).isLessThanOrEqualTo(4);
     }
 

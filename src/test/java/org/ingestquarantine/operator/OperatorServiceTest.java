@@ -50,11 +50,11 @@ class OperatorServiceTest extends PostgresTestBase {
     void setUp() {
         clock = new MutableClock(T0);
         payloads = new LocalPayloadStore(temp.resolve("objects"));
-        store = new QuarantineStore(dataSource(), payloads, clock);
+        Map<String, String> owners = Map.of("contracts", "legal-ops", "invoices", "finance");
+        store = new QuarantineStore(dataSource(), payloads, s -> Optional.ofNullable(owners.get(s)), clock);
         index = new DocumentIndex(dataSource(), 2);
         totals = new SourceTotals(dataSource(), Clock.systemUTC());
-        Map<String, String> owners = Map.of("contracts", "legal-ops", "invoices", "finance");
-        service = new OperatorService(dataSource(), store, payloads, s -> Optional.ofNullable(owners.get(s)), clock);
+        service = new OperatorService(dataSource(), store, payloads, clock);
     }
 
     @Test
@@ -178,13 +178,17 @@ class OperatorServiceTest extends PostgresTestBase {
     }
 
     @Test
-    void shouldGroupOverdueRecordsByTheConfiguredOwner() {
+    void shouldGroupOverdueRecordsByTheOwnerWrittenAtCreation() {
         fail("contracts", "old-1", ErrorClass.AMBIGUOUS_PARSE, "fp1", OLD_PARSER);
         fail("contracts", "old-2", ErrorClass.AMBIGUOUS_PARSE, "fp1", OLD_PARSER);
         fail("invoices", "old-3", ErrorClass.PERMANENT_INPUT, "fp2", OLD_PARSER);
         fail("misc", "old-4", ErrorClass.PERMANENT_INPUT, "fp2", OLD_PARSER);
         fail("contracts", "closed", ErrorClass.PERMANENT_INPUT, "fp2", OLD_PARSER);
-        store.close("contracts", "closed", Disposition.UNINDEXABLE, "vendor_format", "legal-ops");
+        assertThat(store.find("contracts", "old-1").orElseThrow().owner())
+                .as("the write path writes the configured owner when it creates the record").isEqualTo("legal-ops");
+        store.close("contracts", "closed", Disposition.UNINDEXABLE, "vendor_format", "someone-else");
+        assertThat(store.find("contracts", "closed").orElseThrow().owner())
+                .as("closing keeps the owner written at creation").isEqualTo("legal-ops");
         clock.advance(Duration.ofDays(100));
         fail("contracts", "new", ErrorClass.AMBIGUOUS_PARSE, "fp1", OLD_PARSER);
 

@@ -10,7 +10,6 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Clock;
-import java.util.Optional;
 import org.ingestquarantine.failure.ErrorClass;
 import org.ingestquarantine.failure.ErrorFingerprint;
 import org.ingestquarantine.parse.ParseException;
@@ -55,8 +54,7 @@ class ReproducerTest extends PostgresTestBase {
     void setUp() {
         payloads = new LocalPayloadStore(temp.resolve("objects"));
         store = new QuarantineStore(dataSource(), payloads, Clock.systemUTC());
-        OperatorService service = new OperatorService(dataSource(), store, payloads, s -> Optional.empty(),
-                Clock.systemUTC());
+        OperatorService service = new OperatorService(dataSource(), store, payloads, Clock.systemUTC());
         reproducer = new Reproducer(service, payloads, pool, temp.resolve("work"));
     }
 

@@ -166,7 +166,7 @@ class QuarantineStoreTest extends PostgresTestBase {
     @Test
     void shouldReopenARepairedRecordButKeepAnUnindexableOneClosed() {
         store.record(evidence("f.pdf", ErrorClass.AMBIGUOUS_PARSE, null, 0).build());
-        QuarantineRecord closed = store.close("folder", "f.pdf", Disposition.REPAIRED_PARSER_FIXED, null, "drain");
+        QuarantineRecord closed = store.close("folder", "f.pdf", Disposition.REPAIRED_PARSER_FIXED, null, null);
         assertThat(closed.disposition()).isEqualTo(Disposition.REPAIRED_PARSER_FIXED);
         assertThat(closed.closedAt()).isEqualTo(T0);
 

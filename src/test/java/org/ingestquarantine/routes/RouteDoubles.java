@@ -76,6 +76,7 @@ public final class RouteDoubles implements CamelConfiguration {
         r.bind("dlqSweeper", new Sweeper());
         // named by the record statement's sql: endpoint, which the route tests mock and skip: never connected
         r.bind("dataSource", new org.postgresql.ds.PGSimpleDataSource());
+        r.bind("namedSqlStrategy", new org.ingestquarantine.db.NamedSqlStrategy());
         context.getManagementStrategy().addEventNotifier(new StageNotifier((attemptId, stage) -> stages.marks.add(stage)));
     }
 

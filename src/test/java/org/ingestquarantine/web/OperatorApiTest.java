@@ -14,7 +14,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Optional;
 import org.ingestquarantine.failure.ErrorClass;
 import org.ingestquarantine.operator.Dispositions;
 import org.ingestquarantine.operator.OperatorRegisters;
@@ -46,7 +45,7 @@ class OperatorApiTest extends PostgresTestBase {
     void setUp() throws Exception {
         LocalPayloadStore payloads = new LocalPayloadStore(temp);
         store = new QuarantineStore(dataSource(), payloads, Clock.systemUTC());
-        OperatorService service = new OperatorService(dataSource(), store, payloads, s -> Optional.empty(), Clock.systemUTC());
+        OperatorService service = new OperatorService(dataSource(), store, payloads, Clock.systemUTC());
         api = OperatorApi.start(new InetSocketAddress("127.0.0.1", 0), new OperatorApi.Backend(service,
                 new Dispositions(dataSource(), store, payloads, Clock.systemUTC()), new OperatorRegisters(dataSource())),
                 TOKEN, Duration.ofDays(90));

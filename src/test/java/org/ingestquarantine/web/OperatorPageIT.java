@@ -83,7 +83,8 @@ class OperatorPageIT extends PostgresTestBase {
     void setUp() throws Exception {
         LocalPayloadStore payloads = new LocalPayloadStore(temp.resolve("objects"));
         MutableClock nineDaysAgo = new MutableClock(Instant.now().minus(Duration.ofDays(9).plusHours(2)));
-        QuarantineStore store = new QuarantineStore(dataSource(), payloads, nineDaysAgo);
+        QuarantineStore store = new QuarantineStore(dataSource(), payloads,
+                source -> Optional.of("contracts".equals(source) ? "legal-ops" : "platform"), nineDaysAgo);
         DocumentIndex index = new DocumentIndex(dataSource(), 2);
         SourceTotals totals = new SourceTotals(dataSource(), Clock.systemUTC());
 
@@ -128,8 +129,7 @@ class OperatorPageIT extends PostgresTestBase {
                     + " '{\"repaired_parser_fixed\": 3, \"deleted_at_source\": 2}', 8)");
         }
 
-        OperatorService service = new OperatorService(dataSource(), store, payloads,
-                source -> Optional.of("contracts".equals(source) ? "legal-ops" : "platform"), Clock.systemUTC());
+        OperatorService service = new OperatorService(dataSource(), store, payloads, Clock.systemUTC());
         api = OperatorApi.start(new InetSocketAddress("127.0.0.1", 0), new OperatorApi.Backend(service,
                 new Dispositions(dataSource(), store, payloads, Clock.systemUTC()), new OperatorRegisters(dataSource())),
                 TOKEN, Duration.ofDays(90));
