@@ -132,9 +132,32 @@ BEGIN
         = (k.source, k.parser_version, k.error_class, k.error_fingerprint, k.disposition, k.owner);
 END $$;
 
--- Coverage's overlap: a record counts in coverage's denominator only when its document is not searchable. The
--- row of the source in source_summary is locked BEFORE the other table is read (both triggers do so), so a record
--- and its document written concurrently are counted once, whichever commits first.
+-- Coverage's overlap: a record counts in coverage's denominator only when its document is not searchable. Both
+-- triggers lock the documents they change (transaction-scoped advisory locks) BEFORE they read the other table,
+-- so a record and its document written concurrently are counted once, whichever commits first. A statement
+-- changing few documents takes its sources' locks shared and each document's exclusively (writers of one source
+-- do not queue on each other); one changing many (dispose, seed-demo) takes its sources exclusively instead.
+-- sources: the statement's sources; documents: 'source/doc_id' of each document it changes.
+CREATE FUNCTION summary_lock_documents(sources text[], documents text[]) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+    k bigint;
+BEGIN
+    IF cardinality(documents) > 64 THEN
+        FOR k IN SELECT DISTINCT hashtextextended('source:' || x, 0) FROM unnest(sources) x ORDER BY 1 LOOP
+            PERFORM pg_advisory_xact_lock(k);
+        END LOOP;
+    ELSE
+        FOR k IN SELECT DISTINCT hashtextextended('source:' || x, 0) FROM unnest(sources) x ORDER BY 1 LOOP
+            PERFORM pg_advisory_xact_lock_shared(k);
+        END LOOP;
+        FOR k IN SELECT DISTINCT hashtextextended('document:' || x, 0) FROM unnest(documents) x ORDER BY 1 LOOP
+            PERFORM pg_advisory_xact_lock(k);
+        END LOOP;
+    END IF;
+END $$;
+
+-- A source's row in source_summary, created if missing and locked (documents' trigger only: record writes
+-- touch it only when a document they change is searchable).
 CREATE FUNCTION source_summary_lock(sources text[]) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
     INSERT INTO source_summary AS s (source)
@@ -147,7 +170,8 @@ BEGIN
     IF NOT EXISTS (SELECT 1 FROM new_rows) THEN
         RETURN NULL;   -- an upsert that only updated
     END IF;
-    PERFORM source_summary_lock(ARRAY(SELECT DISTINCT n.source FROM new_rows n));
+    PERFORM summary_lock_documents(ARRAY(SELECT n.source FROM new_rows n),
+        ARRAY(SELECT n.source || '/' || n.doc_id FROM new_rows n));
     UPDATE source_summary s SET
         open_indexed = s.open_indexed + c.open_n, unindexable_indexed = s.unindexable_indexed + c.unindexable_n
     FROM (SELECT n.source, count(*) FILTER (WHERE n.disposition = 'open') AS open_n,
@@ -171,8 +195,10 @@ BEGIN
     IF EXISTS (SELECT 1 FROM old_rows o JOIN new_rows n USING (dlq_id)
                WHERE (o.disposition IN ('open', 'unindexable') OR n.disposition IN ('open', 'unindexable'))
                  AND o.disposition <> n.disposition) THEN
-        PERFORM source_summary_lock(ARRAY(SELECT DISTINCT o.source FROM old_rows o JOIN new_rows n USING (dlq_id)
-            WHERE o.disposition <> n.disposition));
+        PERFORM summary_lock_documents(
+            ARRAY(SELECT n.source FROM old_rows o JOIN new_rows n USING (dlq_id) WHERE o.disposition <> n.disposition),
+            ARRAY(SELECT n.source || '/' || n.doc_id FROM old_rows o JOIN new_rows n USING (dlq_id)
+                  WHERE o.disposition <> n.disposition));
         UPDATE source_summary s SET
             open_indexed = s.open_indexed + c.open_n, unindexable_indexed = s.unindexable_indexed + c.unindexable_n
         FROM (SELECT n.source,
@@ -207,7 +233,8 @@ END $$;
 
 CREATE FUNCTION quarantine_summary_delete() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    PERFORM source_summary_lock(ARRAY(SELECT DISTINCT o.source FROM old_rows o));
+    PERFORM summary_lock_documents(ARRAY(SELECT o.source FROM old_rows o),
+        ARRAY(SELECT o.source || '/' || o.doc_id FROM old_rows o));
     UPDATE source_summary s SET
         open_indexed = s.open_indexed - c.open_n, unindexable_indexed = s.unindexable_indexed - c.unindexable_n
     FROM (SELECT o.source, count(*) FILTER (WHERE o.disposition = 'open') AS open_n,
@@ -250,6 +277,8 @@ BEGIN
     IF changes IS NULL OR cardinality(changes) = 0 THEN
         RETURN;
     END IF;
+    PERFORM summary_lock_documents(ARRAY(SELECT c.source FROM unnest(changes) c),
+        ARRAY(SELECT c.source || '/' || c.doc_id FROM unnest(changes) c));
     PERFORM source_summary_lock(ARRAY(SELECT c.source FROM unnest(changes) c));
     UPDATE source_summary s SET indexed = s.indexed + c.indexed_n,
         open_indexed = s.open_indexed + c.open_n, unindexable_indexed = s.unindexable_indexed + c.unindexable_n
