@@ -13,6 +13,7 @@ import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.PropertySource;
+import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.Environment;
 
 /**
@@ -44,7 +45,7 @@ public class PipelineConfiguration {
      * @return the configuration applied to the Camel context before it starts
      */
     @Bean
-    CamelContextConfiguration pipelineWiring(Environment environment) {
+    CamelContextConfiguration pipelineWiring(ConfigurableEnvironment environment) {
         String profile = brokerProfile(environment);
         return new CamelContextConfiguration() {
             @Override
@@ -53,6 +54,7 @@ public class PipelineConfiguration {
                 DataDirLock lock = DataDirLock.acquire(dataDir);
                 try {
                     context.addService(new Unlock(lock), true, true);
+                    context.getPropertiesComponent().addPropertiesSource(new SpringEnvironmentSource(environment));
                     new AppConfiguration().configure(context);
                 } catch (Exception e) {
                     throw new IllegalStateException("cannot wire the " + profile + " profile: " + e.getMessage(), e);
