@@ -9,12 +9,15 @@ import org.apache.camel.support.service.ServiceSupport;
 import org.ingestquarantine.app.AppConfiguration;
 import org.ingestquarantine.app.DataDirLock;
 import org.ingestquarantine.app.PipelineApp;
+import org.ingestquarantine.broker.rabbitmq.RabbitMqWiring;
 import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Profile;
 import org.springframework.context.annotation.PropertySource;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.Environment;
+import org.springframework.util.ErrorHandler;
 
 /**
  * Runs the Camel Main wiring ({@link AppConfiguration}) on the Spring Boot Camel context, so both modes bind
@@ -38,6 +41,19 @@ public class PipelineConfiguration {
     @Bean
     static BeanFactoryPostProcessor metricsRegistryAlias() {
         return factory -> factory.registerAlias("prometheusMeterRegistry", MicrometerConstants.METRICS_REGISTRY_NAME);
+    }
+
+    /**
+     * The RabbitMQ listeners' error handler as a Spring bean: camel-spring-rabbitmq-starter resolves
+     * {@code camel.component.spring-rabbitmq.error-handler = #rabbitListenerErrors} (application-rabbitmq.properties)
+     * among Spring's beans when it binds the component, before the wiring has bound its own (the same handler).
+     *
+     * @return the handler
+     */
+    @Bean(RabbitMqWiring.LISTENER_ERRORS)
+    @Profile("rabbitmq")
+    static ErrorHandler rabbitListenerErrors() {
+        return RabbitMqWiring.listenerErrors();
     }
 
     /**

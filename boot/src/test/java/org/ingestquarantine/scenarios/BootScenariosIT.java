@@ -28,8 +28,11 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.autoconfigure.actuate.observability.AutoConfigureObservability;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.ActiveProfiles;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -39,15 +42,25 @@ import org.springframework.test.context.DynamicPropertySource;
  * behind {@link SqsFixture}'s receive counter, embedded PostgreSQL): each class delivered retries + 1 times then
  * one quarantine row, and /actuator/prometheus lists ingest.quarantined; a 30 s database outage loses nothing
  * while /actuator/health reports the database DOWN, and UP again once it is back. One application context
- * serves both, as a platform would run it.
+ * serves both, as a platform would run it. (Boot's test support turns metrics export off unless
+ * {@code @AutoConfigureObservability}; the application has it on.)
  */
 @SpringBootTest(classes = BootApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 @ActiveProfiles("embedded")
+@AutoConfigureObservability
+@DirtiesContext(classMode = DirtiesContext.ClassMode.AFTER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class BootScenariosIT {
 
     private static final SqsFixture SQS = new SqsFixture();
     private static HttpServer unavailable;
+    /** The test context, closed before the fixtures it consumes from. */
+    private static ConfigurableApplicationContext application;
+
+    @Autowired
+    void application(ConfigurableApplicationContext context) {
+        application = context;
+    }
 
     @Autowired
     CamelContext camel;
@@ -74,6 +87,9 @@ class BootScenariosIT {
 
     @AfterAll
     static void stopFixtures() {
+        if (application != null) {
+            application.close();
+        }
         SQS.close();
         unavailable.stop(0);
     }
