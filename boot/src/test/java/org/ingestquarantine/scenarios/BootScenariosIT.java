@@ -22,12 +22,13 @@ import org.ingestquarantine.quarantine.QuarantineRecord;
 import org.ingestquarantine.testsupport.Corpus;
 import org.ingestquarantine.testsupport.Scrape;
 import org.ingestquarantine.testsupport.TestPipeline;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.support.DefaultSingletonBeanRegistry;
 import org.springframework.boot.test.autoconfigure.actuate.observability.AutoConfigureObservability;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
@@ -54,19 +55,22 @@ class BootScenariosIT {
 
     private static final SqsFixture SQS = new SqsFixture();
     private static HttpServer unavailable;
-    /** The test context, closed before the fixtures it consumes from. */
-    private static ConfigurableApplicationContext application;
-
-    @Autowired
-    void application(ConfigurableApplicationContext context) {
-        application = context;
-    }
+    private static boolean fixturesClosedWithContext;
 
     @Autowired
     CamelContext camel;
 
     @LocalServerPort
     int port;
+
+    /** The fixtures close with the application context, after Camel has stopped consuming from them. */
+    @Autowired
+    void closeFixturesWith(ConfigurableApplicationContext context) {
+        if (!fixturesClosedWithContext) {
+            ((DefaultSingletonBeanRegistry) context.getBeanFactory()).registerDisposableBean("bootScenariosFixtures", (DisposableBean) BootScenariosIT::stopFixtures);
+            fixturesClosedWithContext = true;
+        }
+    }
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) throws Exception {
@@ -85,11 +89,7 @@ class BootScenariosIT {
         p.forEach((key, value) -> registry.add(key, () -> value));
     }
 
-    @AfterAll
-    static void stopFixtures() {
-        if (application != null) {
-            application.close();
-        }
+    private static void stopFixtures() {
         SQS.close();
         unavailable.stop(0);
     }
