@@ -151,6 +151,7 @@ public final class AppConfiguration implements CamelConfiguration {
         DocumentParser parser = "in-process".equals(settings.string("parse.mode", "pool"))
                 ? new InProcessPdfParser(limits) : new WorkerPoolParser(limits);
         started.push(parser);
+        registry.bind("documentParser", parser);
 
         DocumentIndex index = new DocumentIndex(database.dataSource(), embedder.dimensions());
         Preflight preflight = new Preflight(connectors, sourceAccess(context), maxBytes);

@@ -36,6 +36,14 @@ import org.slf4j.LoggerFactory;
  */
 public final class WorkerPoolParser implements DocumentParser {
 
+    /**
+     * System property naming the main class through which worker JVMs start {@link WorkerMain}, handed to it
+     * as {@code -Dloader.main}: needed when the class path is one executable archive whose classes sit in
+     * nested jars (Spring Boot's {@code org.springframework.boot.loader.launch.PropertiesLauncher}; the Boot
+     * module sets it). Unset (the default): the workers run {@link WorkerMain} directly.
+     */
+    public static final String WORKER_LAUNCHER_PROPERTY = "iq.parse.worker-launcher";
+
     /** How long a new worker JVM may take to report ready, in seconds. */
     public static final long STARTUP_TIMEOUT_SECONDS = 60;
     private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(STARTUP_TIMEOUT_SECONDS);
@@ -159,6 +167,22 @@ public final class WorkerPoolParser implements DocumentParser {
                 sleep(RESTART_BACKOFF);
             }
         }
+    }
+
+    /**
+     * The pool at one moment, for health reports.
+     *
+     * @param size workers configured ({@link ParseLimits#poolSize()})
+     * @param alive workers alive or starting (a dead one is replaced in the background)
+     * @param idle workers waiting for a document
+     * @param closed whether the pool has been closed
+     */
+    public record PoolState(int size, int alive, int idle, boolean closed) {
+    }
+
+    /** @return the pool's state now; reads counters only, never waits */
+    public PoolState state() {
+        return new PoolState(limits.poolSize(), workers.size(), idle.size(), closed);
     }
 
     /** @return how many workers are alive or starting; for tests and metrics */

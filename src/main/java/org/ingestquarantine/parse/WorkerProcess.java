@@ -54,8 +54,14 @@ final class WorkerProcess {
                 "-XX:+ExitOnOutOfMemoryError",
                 "-XX:+UseSerialGC",
                 "-Djava.awt.headless=true",
-                "-cp", System.getProperty("java.class.path"),
-                WorkerMain.class.getName(),
+                "-cp", System.getProperty("java.class.path")));
+        String launcher = System.getProperty(WorkerPoolParser.WORKER_LAUNCHER_PROPERTY);
+        if (launcher == null) {
+            command.add(WorkerMain.class.getName());
+        } else {
+            command.addAll(List.of("-Dloader.main=" + WorkerMain.class.getName(), launcher));
+        }
+        command.addAll(List.of(
                 Integer.toString(limits.maxPages()),
                 Long.toString(limits.maxStreamBytes()),
                 Long.toString(limits.maxImagePixels()),

@@ -204,7 +204,7 @@ abstract class BrokerScenarios {
                 Awaitility.await("every message settled by the next consumer").atMost(WAIT.multipliedBy(3))
                         .pollInterval(Duration.ofMillis(200))
                         .until(() -> batch.settled(pipeline) >= batch.sent());
-                IngestPublisher publisher = pipeline.app().bean("ingestPublisher", IngestPublisher.class);
+                IngestPublisher publisher = pipeline.bean("ingestPublisher", IngestPublisher.class);
                 Awaitility.await("every message acknowledged").atMost(WAIT).until(() -> publisher.pending() == 0);
                 // stopped hard: the clean SIGTERM exit is pinned once, by it.ConsumerKilledIT
             }
@@ -265,7 +265,7 @@ abstract class BrokerScenarios {
         void assertEachRecordedOnce(TestPipeline pipeline) throws Exception {
             assertThat(settled(pipeline)).as("indexed + quarantined")
                     .isEqualTo(sent());
-            DocumentIndex index = pipeline.app().bean("documentIndex", DocumentIndex.class);
+            DocumentIndex index = pipeline.bean("documentIndex", DocumentIndex.class);
             for (String docId : good.values()) {
                 assertThat(index.state(source, docId)).as(docId).contains(DocumentState.SEARCHABLE);
                 assertThat(pipeline.store().find(source, docId)).as("quarantine row of %s", docId).isEmpty();
@@ -305,7 +305,7 @@ abstract class BrokerScenarios {
     @Test
     void shouldQuarantineUnreadableMessagesOnFirstDelivery() throws Exception {
         try (TestPipeline pipeline = TestPipeline.start(data, fixture(), Map.of())) {
-            IngestPublisher publisher = pipeline.app().bean("ingestPublisher", IngestPublisher.class);
+            IngestPublisher publisher = pipeline.bean("ingestPublisher", IngestPublisher.class);
             String notJson = publisher.publishRaw("this is not { json");
             String noDocId = publisher.publishRaw("{\"source\":\"it\",\"uri\":\"file:///tmp/x.pdf\"}");
             for (String key : List.of(notJson, noDocId)) {
@@ -342,10 +342,10 @@ abstract class BrokerScenarios {
             for (String key : poison.keySet()) {
                 assertThat(pipeline.awaitOutcome(key, WAIT)).as(poison.get(key)).isEqualTo("quarantined");
             }
-            IngestPublisher publisher = pipeline.app().bean("ingestPublisher", IngestPublisher.class);
+            IngestPublisher publisher = pipeline.bean("ingestPublisher", IngestPublisher.class);
             Awaitility.await().atMost(WAIT).until(() -> publisher.pending() == 0);
 
-            DocumentIndex index = pipeline.app().bean("documentIndex", DocumentIndex.class);
+            DocumentIndex index = pipeline.bean("documentIndex", DocumentIndex.class);
             for (String docId : good.values()) {
                 assertThat(index.state("restart", docId)).as(docId).contains(DocumentState.SEARCHABLE);
             }
@@ -375,7 +375,7 @@ abstract class BrokerScenarios {
         return wrong;
     }
 
-    private static long quarantineRows(TestPipeline pipeline, String source) throws Exception {
+    static long quarantineRows(TestPipeline pipeline, String source) throws Exception {
         return SqlCount.of(pipeline.dataSource(), "SELECT count(*) FROM quarantine WHERE source = ?", source);
     }
 
@@ -384,7 +384,7 @@ abstract class BrokerScenarios {
     }
 
     /** @return attempts started and not (yet) closed: in flight, or cut short by a death */
-    private static long openAttempts(TestPipeline pipeline, String source) throws Exception {
+    static long openAttempts(TestPipeline pipeline, String source) throws Exception {
         return SqlCount.of(pipeline.dataSource(), "SELECT count(*) FROM attempt_journal WHERE source = ? AND closed_at IS NULL", source);
     }
 

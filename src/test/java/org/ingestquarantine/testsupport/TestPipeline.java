@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
+import org.apache.camel.CamelContext;
 import org.awaitility.Awaitility;
 import org.ingestquarantine.app.PipelineApp;
 import org.ingestquarantine.db.Database;
@@ -33,13 +34,29 @@ import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
 public final class TestPipeline implements AutoCloseable {
 
     private final PipelineApp app;
+    private final CamelContext context;
     private final BrokerFixture broker;
     private final SettledOutcomes settlements;
 
-    private TestPipeline(PipelineApp app, BrokerFixture broker) throws Exception {
+    private TestPipeline(PipelineApp app, CamelContext context, BrokerFixture broker) throws Exception {
         this.app = app;
+        this.context = context;
         this.broker = broker;
-        this.settlements = SettledOutcomes.listen(app.context());
+        this.settlements = SettledOutcomes.listen(context);
+    }
+
+    /**
+     * The same observations over an application some other runtime started (the Spring Boot module's tests):
+     * settlements are counted from this call on. {@link #app()} is not available; {@link #close()} closes
+     * only the broker fixture.
+     *
+     * @param context the running application's Camel context, wired by {@code app.AppConfiguration}
+     * @param broker the broker fixture it was started on ({@link #testProperties} with its properties)
+     * @return the pipeline
+     * @throws Exception when the outcome listener cannot be added
+     */
+    public static TestPipeline attach(CamelContext context, BrokerFixture broker) throws Exception {
+        return new TestPipeline(null, context, broker);
     }
 
     /**
@@ -61,10 +78,11 @@ public final class TestPipeline implements AutoCloseable {
      */
     public static TestPipeline start(Path dataDir, BrokerFixture broker, Map<String, String> extra) throws Exception {
         Map<String, String> p = new HashMap<>(broker.start());
-        p.putAll(testDefaults());
+        p.putAll(testProperties());
         p.putAll(extra);
         try {
-            return new TestPipeline(PipelineApp.start(broker.profile(), dataDir, p), broker);
+            PipelineApp app = PipelineApp.start(broker.profile(), dataDir, p);
+            return new TestPipeline(app, app.context(), broker);
         } catch (Exception e) {
             broker.close();
             throw e;
@@ -99,7 +117,7 @@ public final class TestPipeline implements AutoCloseable {
     }
 
     /** @return short back-offs and one parser worker, so that a class's whole budget is spent within seconds */
-    private static Map<String, String> testDefaults() {
+    public static Map<String, String> testProperties() {
         Map<String, String> p = new HashMap<>();
         for (String source : TEST_SOURCES) {
             p.put("sources." + source + ".file-roots", testRoots());
@@ -123,7 +141,7 @@ public final class TestPipeline implements AutoCloseable {
      * @throws Exception when it cannot be started
      */
     public ConsumerProcess startConsumerProcess(Path dataDir, Path log) throws Exception {
-        Map<String, String> p = new HashMap<>(testDefaults());
+        Map<String, String> p = new HashMap<>(testProperties());
         p.putAll(broker.externalConsumerProperties());
         EmbeddedPostgresService pg = postgres();
         p.put("db.mode", "external");
@@ -135,9 +153,30 @@ public final class TestPipeline implements AutoCloseable {
         return ConsumerProcess.start(broker.externalProfile(), dataDir, p, Map.of(), log);
     }
 
-    /** @return the application */
+    /**
+     * @return the application
+     * @throws IllegalStateException when this pipeline was {@linkplain #attach attached} to another runtime's
+     */
     public PipelineApp app() {
+        if (app == null) {
+            throw new IllegalStateException("not a Camel Main pipeline; use bean(name, type)");
+        }
         return app;
+    }
+
+    /**
+     * @param name a bean name bound by {@code app.AppConfiguration}
+     * @param type its type
+     * @param <T> its type
+     * @return the bean
+     * @throws IllegalStateException when no such bean is bound
+     */
+    public <T> T bean(String name, Class<T> type) {
+        T bean = context.getRegistry().lookupByNameAndType(name, type);
+        if (bean == null) {
+            throw new IllegalStateException("no bean '" + name + "' of type " + type.getSimpleName());
+        }
+        return bean;
     }
 
     /** @return the broker and its outside observers */
@@ -147,17 +186,17 @@ public final class TestPipeline implements AutoCloseable {
 
     /** @return the quarantine store */
     public QuarantineStore store() {
-        return app.bean("quarantineStore", QuarantineStore.class);
+        return bean("quarantineStore", QuarantineStore.class);
     }
 
     /** @return the embedded PostgreSQL server, to stop and start it mid-run */
     public EmbeddedPostgresService postgres() {
-        return app.bean("embeddedPostgres", EmbeddedPostgresService.class);
+        return bean("embeddedPostgres", EmbeddedPostgresService.class);
     }
 
     /** @return the application's connection pool, for reading the tables */
     public DataSource dataSource() {
-        return app.bean("database", Database.class).dataSource();
+        return bean("database", Database.class).dataSource();
     }
 
     /** @return how many times any message was settled (every outcome counted), in this process */
@@ -178,7 +217,7 @@ public final class TestPipeline implements AutoCloseable {
      * @return messages on it: visible, in flight and delayed
      */
     public long depth(String queue) {
-        SqsClient sqs = app.bean("sqsClient", SqsClient.class);
+        SqsClient sqs = bean("sqsClient", SqsClient.class);
         String url = sqs.getQueueUrl(b -> b.queueName(queue)).queueUrl();
         var attributes = sqs.getQueueAttributes(b -> b.queueUrl(url).attributeNames(
                 QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES,
@@ -192,7 +231,7 @@ public final class TestPipeline implements AutoCloseable {
      * @return its delivery key
      */
     public String publish(IngestMessage message) {
-        return app.bean("ingestPublisher", IngestPublisher.class).publish(message);
+        return bean("ingestPublisher", IngestPublisher.class).publish(message);
     }
 
     /**
@@ -238,7 +277,7 @@ public final class TestPipeline implements AutoCloseable {
      */
     public QuarantineRecord assertQuarantinedOnce(String key, String source, String docId, ErrorClass errorClass,
                                                   String reason) {
-        int expected = app.bean("redeliveryPolicies", RedeliveryPolicies.class).forClass(errorClass).maxDeliveries();
+        int expected = bean("redeliveryPolicies", RedeliveryPolicies.class).forClass(errorClass).maxDeliveries();
         assertThat(deliveries(key)).as("deliveries of %s (%s)", docId, errorClass).isEqualTo(expected);
         QuarantineRecord record = store().find(source, docId).orElseThrow();
         assertThat(record.errorClass()).isEqualTo(errorClass);
@@ -255,7 +294,9 @@ public final class TestPipeline implements AutoCloseable {
     @Override
     public void close() throws Exception {
         try {
-            app.close();
+            if (app != null) {
+                app.close();
+            }
         } finally {
             broker.close();
         }

@@ -69,12 +69,19 @@ public final class RabbitMqWiring implements BrokerWiring {
         registry.bind(CONNECTION_FACTORY, consumers);
         registry.bind(REQUEUE, requeueAfter(Duration.ZERO));
         registry.bind(DLQ_REQUEUE, requeueAfter(settings.requiredMillis("rabbitmq.dlq-requeue-delay-ms")));
-        registry.bind(LISTENER_ERRORS, (ErrorHandler) t ->
-                LOG.debug("listener failed; the message is requeued ({})", t.getClass().getSimpleName()));
+        registry.bind(LISTENER_ERRORS, listenerErrors());
         registry.bind("ingestPublisher", new RabbitMqIngestPublisher(new RabbitTemplate(publishers),
                 settings.required("rabbitmq.exchange"), settings.required("rabbitmq.routing-key"),
                 settings.required("rabbitmq.queue")));
         return new RabbitMqBrokerAdapter(settings.requiredMillis("rabbitmq.release-delay-max-ms"));
+    }
+
+    /**
+     * @return the listener containers' error handler ({@value #LISTENER_ERRORS}): one DEBUG line per requeued
+     *     message instead of Spring's stack trace
+     */
+    public static ErrorHandler listenerErrors() {
+        return t -> LOG.debug("listener failed; the message is requeued ({})", t.getClass().getSimpleName());
     }
 
     /**
