@@ -116,7 +116,8 @@ public final class AppConfiguration implements CamelConfiguration {
         AttemptJournal journal = new AttemptJournal(database.dataSource(), clock);
         QuarantineStore store = new QuarantineStore(database.dataSource(),
                 new LocalPayloadStore(dataDir.resolve("objects")), clock);
-        BrokerAdapter broker = openBroker(new BrokerSetup(settings, registry, started::push, journal, store));
+        BrokerAdapter broker = openBroker(new BrokerSetup(settings, registry, started::push, journal, store,
+                database.dataSource()));
 
         FolderConnector folder = new FolderConnector();
         HttpTimeouts http = httpTimeouts(settings);
