@@ -1,8 +1,11 @@
 package org.ingestquarantine.broker.rabbitmq;
 
 import com.github.f4b6a3.ulid.UlidCreator;
+import com.rabbitmq.client.ReturnListener;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.aopalliance.intercept.MethodInvocation;
 import org.springframework.amqp.AmqpException;
 import org.springframework.amqp.AmqpRejectAndDontRequeueException;
@@ -10,6 +13,7 @@ import org.springframework.amqp.ImmediateRequeueAmqpException;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageProperties;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.amqp.rabbit.support.DefaultMessagePropertiesConverter;
 import org.springframework.retry.interceptor.RetryOperationsInterceptor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,6 +53,7 @@ final class RabbitMqListenerAdvice extends RetryOperationsInterceptor {
             "x-first-death-reason", "x-last-death-exchange", "x-last-death-queue", "x-last-death-reason");
 
     private static final Logger LOG = LoggerFactory.getLogger(RabbitMqListenerAdvice.class);
+    private static final DefaultMessagePropertiesConverter PROPERTIES = new DefaultMessagePropertiesConverter();
 
     private final RabbitTemplate publisher;
     private final String exchange;
@@ -90,12 +95,13 @@ final class RabbitMqListenerAdvice extends RetryOperationsInterceptor {
         } catch (Throwable failed) {
             Duration backoff = ReleaseRequest.take();
             if (backoff != null) {
-                int deliveries = RabbitMqBrokerAdapter.deliveries(message.getMessageProperties().getHeaders());
-                if (deliveries > deliveryLimit) {
-                    throw new AmqpRejectAndDontRequeueException("delivered " + deliveries
+                // deliveries so far, this one included: what the copy's next delivery counts from
+                int soFar = RabbitMqBrokerAdapter.deliveries(message.getMessageProperties().getHeaders()) + 1;
+                if (soFar > deliveryLimit) {
+                    throw new AmqpRejectAndDontRequeueException("delivered " + soFar
                             + " times, past the backstop; dead-lettered");
                 }
-                if (toRetryQueue(message, backoff, deliveries)) {
+                if (toRetryQueue(message, backoff, soFar)) {
                     return null;
                 }
             }
@@ -121,7 +127,10 @@ final class RabbitMqListenerAdvice extends RetryOperationsInterceptor {
         LOG.debug("message without id re-published as {}", copy.getMessageProperties().getMessageId());
     }
 
-    /** @return whether the copy is confirmed in the retry queue */
+    /**
+     * @param deliveries deliveries of the message so far, this one included
+     * @return whether the copy is confirmed in the retry queue
+     */
     private boolean toRetryQueue(Message original, Duration backoff, int deliveries) {
         Message copy = copyOf(original, original.getMessageProperties().getMessageId());
         copy.getMessageProperties().setHeader(RabbitMqBrokerAdapter.DELIVERIES_HEADER, deliveries);
@@ -135,10 +144,26 @@ final class RabbitMqListenerAdvice extends RetryOperationsInterceptor {
         }
     }
 
+    /**
+     * Publishes mandatory and waits for the broker's confirm; a message the broker could not route (a missing
+     * queue or binding) comes back as a basic.return before its confirm and fails the publish, so a copy is never
+     * confirmed into nowhere.
+     */
     private void publishConfirmed(String toExchange, String key, Message m) {
-        publisher.invoke(t -> {
-            t.send(toExchange, key, m);
-            t.waitForConfirmsOrDie(RabbitMqIngestPublisher.CONFIRM_TIMEOUT_MS);
+        publisher.execute(channel -> {
+            AtomicBoolean returned = new AtomicBoolean();
+            ReturnListener listener = channel.addReturnListener(r -> returned.set(true));
+            try {
+                channel.basicPublish(toExchange, key, true,
+                        PROPERTIES.fromMessageProperties(m.getMessageProperties(), StandardCharsets.UTF_8.name()), m.getBody());
+                channel.waitForConfirmsOrDie(RabbitMqIngestPublisher.CONFIRM_TIMEOUT_MS);
+            } finally {
+                channel.removeReturnListener(listener);
+            }
+            if (returned.get()) {
+                throw new AmqpException("the broker could not route the copy to exchange '" + toExchange + "' with key '"
+                        + key + "'; declare the queues of broker-configs/rabbitmq/definitions.json");
+            }
             return null;
         });
     }

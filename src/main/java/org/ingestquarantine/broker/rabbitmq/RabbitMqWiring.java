@@ -94,7 +94,14 @@ public final class RabbitMqWiring implements BrokerWiring {
         Map<String, Object> args = Map.of("x-queue-type", "quorum", "x-dead-letter-exchange", exchange,
                 "x-dead-letter-routing-key", routingKey, "x-dead-letter-strategy", "at-least-once",
                 "x-overflow", "reject-publish");
-        template.execute(ch -> ch.queueDeclare(queue, true, false, false, args));
+        try {
+            template.execute(ch -> ch.queueDeclare(queue, true, false, false, args));
+        } catch (org.springframework.amqp.AmqpException e) {
+            // the broker may come later; until the queue exists a release's copy is unroutable, so the
+            // message is requeued at once instead (RabbitMqListenerAdvice publishes mandatory)
+            LOG.warn("retry queue {} not declared ({}); releases requeue at once until it exists", queue,
+                    e.getClass().getSimpleName());
+        }
     }
 
     /**
