@@ -45,7 +45,7 @@ class RabbitMqDeliveryIT {
     private static final AtomicInteger GETS = new AtomicInteger();
     private static String origin;
 
-    /** One pipeline for both tests (its start is most of their time), with a source serving HTML as PDF. */
+    /** One pipeline for all tests (its start is most of their time), with a source serving HTML as PDF and one answering 503. */
     @BeforeAll
     static void start() throws Exception {
         html = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
