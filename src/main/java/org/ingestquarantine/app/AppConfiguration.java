@@ -135,7 +135,8 @@ public final class AppConfiguration implements CamelConfiguration {
         LocalPayloadStore payloads = new LocalPayloadStore(dataDir.resolve("objects"));
         QuarantineStore store = new QuarantineStore(database.dataSource(), payloads,
                 source -> settings.find("sources." + source + ".owner"), clock);
-        BrokerAdapter broker = openBroker(new BrokerSetup(settings, registry, started::push, journal, store));
+        BrokerAdapter broker = openBroker(new BrokerSetup(settings, registry, started::push, journal, store,
+                database.dataSource()));
 
         FolderConnector folder = new FolderConnector();
         HttpTimeouts http = httpTimeouts(settings);

@@ -1,6 +1,7 @@
 package org.ingestquarantine.delivery;
 
 import java.util.function.Consumer;
+import javax.sql.DataSource;
 import org.apache.camel.spi.Registry;
 import org.ingestquarantine.pipeline.Settings;
 import org.ingestquarantine.quarantine.QuarantineStore;
@@ -14,7 +15,8 @@ import org.ingestquarantine.quarantine.QuarantineStore;
  * @param closeOnStop receives every client to close when the Camel context stops, newest closed first
  * @param journal the attempt journal (Kafka's only delivery counter)
  * @param store the quarantine store (Kafka's dead-letter copy is sent only for a committed record)
+ * @param dataSource the application's database (Kafka's dead-letter outbox)
  */
 public record BrokerSetup(Settings settings, Registry registry, Consumer<AutoCloseable> closeOnStop,
-                          AttemptJournal journal, QuarantineStore store) {
+                          AttemptJournal journal, QuarantineStore store, DataSource dataSource) {
 }

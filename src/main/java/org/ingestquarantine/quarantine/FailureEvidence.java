@@ -35,6 +35,7 @@ public final class FailureEvidence {
     private final String contentType;
     private final String stage;
     private final Path payload;
+    private final byte[] messageBody;
     private final ErrorClass errorClass;
     private final String errorType;
     private final String errorMessage;
@@ -62,6 +63,7 @@ public final class FailureEvidence {
         this.contentType = b.contentType;
         this.stage = b.stage;
         this.payload = b.payload;
+        this.messageBody = b.messageBody;
         this.errorType = b.errorType;
         this.errorMessage = b.errorMessage;
         this.errorFingerprint = b.errorFingerprint;
@@ -113,6 +115,11 @@ public final class FailureEvidence {
     public String stage() { return stage; }
     /** @return the fetched bytes on disk, or null if never fetched */
     public Path payload() { return payload; }
+    /**
+     * @return the broker message's own bytes, unchanged, when the message could not be read as an ingest message
+     *     (its payload then; ignored when {@link #payload()} is set), or null
+     */
+    public byte[] messageBody() { return messageBody; }
     /** @return the failure class; never null */
     public ErrorClass errorClass() { return errorClass; }
     /** @return fully-qualified type of the root exception, or null */
@@ -153,6 +160,7 @@ public final class FailureEvidence {
         private String contentType;
         private String stage;
         private Path payload;
+        private byte[] messageBody;
         private ErrorClass errorClass;
         private String errorType;
         private String errorMessage;
@@ -178,6 +186,7 @@ public final class FailureEvidence {
         public Builder contentType(String v) { this.contentType = v; return this; }
         public Builder stage(String v) { this.stage = v; return this; }
         public Builder payload(Path v) { this.payload = v; return this; }
+        public Builder messageBody(byte[] v) { this.messageBody = v; return this; }
         public Builder errorClass(ErrorClass v) { this.errorClass = v; return this; }
         public Builder errorType(String v) { this.errorType = v; return this; }
         public Builder errorMessage(String v) { this.errorMessage = v; return this; }

@@ -90,6 +90,9 @@ public final class QuarantineRecorder {
                 .embedderVersion(versions.embedder());
         if (message != null) {
             e.sourceVersion(message.sourceVersion()).cursorAtArrival(message.cursor()).ingestSeq(message.ingestSeq());
+        } else {
+            // a message that could not be read: the body is still the broker's, and it is the payload
+            e.messageBody(messageBody(exchange));
         }
         headOf(failure).ifPresent(head -> e.sourceVersion(head.etag() != null ? head.etag() : message == null
                 ? null : message.sourceVersion()).sourceUpdatedAt(head.updatedAt()));
@@ -134,6 +137,18 @@ public final class QuarantineRecorder {
         String text = type.substring(type.lastIndexOf('.') + 1) + ": " + own;
         return root == classified ? text : text + " (in " + classified.getClass().getSimpleName() + ": "
                 + classified.getMessage() + ")";
+    }
+
+    /**
+     * @return the consumed body as bytes: unchanged when the consumer delivered bytes (Kafka, RabbitMQ non-text
+     *     content types), else the text as UTF-8 (SQS bodies, RabbitMQ {@code text/*}); empty when there is none
+     */
+    static byte[] messageBody(Exchange exchange) {
+        Object body = exchange.getIn().getBody();
+        if (body instanceof byte[] bytes) {
+            return bytes;
+        }
+        return body == null ? new byte[0] : body.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
     }
 
     /** @return what the source's HEAD said, when the failure was decided from it */

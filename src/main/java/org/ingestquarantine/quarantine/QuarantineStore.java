@@ -170,11 +170,11 @@ public final class QuarantineStore {
     }
 
     private StoredObject storePayload(FailureEvidence evidence) {
-        if (evidence.payload() == null) {
+        if (evidence.payload() == null && evidence.messageBody() == null) {
             return null;
         }
         try {
-            return payloads.put(evidence.payload());
+            return evidence.payload() != null ? payloads.put(evidence.payload()) : payloads.put(evidence.messageBody());
         } catch (IOException e) {
             throw new QuarantineWriteException("payload of " + LogSafe.identity(evidence.source()) + "/"
                     + LogSafe.identity(evidence.docId())

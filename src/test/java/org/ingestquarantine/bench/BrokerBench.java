@@ -80,6 +80,7 @@ public final class BrokerBench {
                 p.put("rabbitmq.queue", RABBIT_NAME);
                 p.put("rabbitmq.dlx", RABBIT_NAME + ".dlx");
                 p.put("rabbitmq.dlq", RABBIT_NAME + ".dlq");
+                p.put("rabbitmq.retry-queue", RABBIT_NAME + ".retry");
                 brokerProcess = () -> deleteRabbitTopology(rabbit);
             }
             case "kafka" -> {
@@ -134,6 +135,7 @@ public final class BrokerBench {
         try (var c = rabbit.connectionFactory().newConnection("broker-bench"); var ch = c.createChannel()) {
             ch.queueDelete(RABBIT_NAME);
             ch.queueDelete(RABBIT_NAME + ".dlq");
+            ch.queueDelete(RABBIT_NAME + ".retry");
             ch.exchangeDelete(RABBIT_NAME);
             ch.exchangeDelete(RABBIT_NAME + ".dlx");
         }

@@ -127,6 +127,20 @@ class QuarantineStoreTest extends PostgresTestBase {
     }
 
     @Test
+    void shouldKeepTheBytesOfAnUnreadableMessageAsItsPayload() throws IOException {
+        byte[] body = {(byte) 0xff, 0x00, '{', (byte) 0xc3};
+        QuarantineRecord r = store.record(evidence("rabbitmq:m-1", ErrorClass.PERMANENT_INPUT, "rabbitmq:m-1", 1)
+                .messageBody(body).build());
+        QuarantineRecord empty = store.record(evidence("rabbitmq:m-2", ErrorClass.PERMANENT_INPUT, "rabbitmq:m-2", 1)
+                .messageBody(new byte[0]).build());
+
+        assertThat(payloads.get(r.payloadUri())).isEqualTo(body);
+        assertThat(r.payloadBytes()).isEqualTo(4L);
+        assertThat(empty.payloadBytes()).isZero();
+        assertThat(empty.payloadSha256()).isEqualTo("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    }
+
+    @Test
     void shouldNotAddASecondAttemptForTheSameDelivery() throws Exception {
         store.record(evidence("d.pdf", ErrorClass.PERMANENT_INPUT, "sqs-msg-9", 1).build());
         clock.advance(Duration.ofSeconds(30));

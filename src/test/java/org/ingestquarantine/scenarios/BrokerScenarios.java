@@ -210,6 +210,9 @@ abstract class BrokerScenarios {
             }
             batch.assertEachRecordedOnce(pipeline);
             assertThat(openAttempts(pipeline, "kill")).as("attempts left open: only those the kill cut short").isEqualTo(deaths);
+            // the kill costs the slow document exactly one delivery count (issue 10 item 6)
+            assertThat(deliveryCounts(pipeline, "kill", "slow.pdf")).as("delivery counts of the killed document")
+                    .containsExactly(1, 2);
         }
     }
 
@@ -306,13 +309,18 @@ abstract class BrokerScenarios {
     void shouldQuarantineUnreadableMessagesOnFirstDelivery() throws Exception {
         try (TestPipeline pipeline = TestPipeline.start(data, fixture(), Map.of())) {
             IngestPublisher publisher = pipeline.bean("ingestPublisher", IngestPublisher.class);
-            String notJson = publisher.publishRaw("this is not { json");
-            String noDocId = publisher.publishRaw("{\"source\":\"it\",\"uri\":\"file:///tmp/x.pdf\"}");
-            for (String key : List.of(notJson, noDocId)) {
+            Map<String, String> bodies = new LinkedHashMap<>();
+            for (String body : List.of("this is not { json", "{\"source\":\"it\",\"uri\":\"file:///tmp/x.pdf\"}")) {
+                bodies.put(publisher.publishRaw(body), body);
+            }
+            for (Map.Entry<String, String> sent : bodies.entrySet()) {
+                String key = sent.getKey();
                 assertThat(pipeline.awaitOutcome(key, WAIT)).isEqualTo("quarantined");
                 QuarantineRecord r = pipeline.assertQuarantinedOnce(key, QuarantineRecorder.INVALID_MESSAGES_SOURCE, key,
                         ErrorClass.PERMANENT_INPUT, "invalid_message");
                 assertThat(r.errorMessage()).isNotBlank();
+                // the message itself is the payload, kept byte for byte (issue 10 item 5)
+                TestPipeline.assertPayload(r, sent.getValue().getBytes(java.nio.charset.StandardCharsets.UTF_8));
             }
         }
     }
@@ -381,6 +389,22 @@ abstract class BrokerScenarios {
 
     private static long searchable(TestPipeline pipeline, String source) throws Exception {
         return SqlCount.of(pipeline.dataSource(), "SELECT count(*) FROM documents WHERE source = ? AND state = 'searchable'", source);
+    }
+
+    /** @return the delivery counts the journal recorded for one document's attempts, oldest first */
+    private static List<Integer> deliveryCounts(TestPipeline pipeline, String source, String docId) throws Exception {
+        List<Integer> counts = new ArrayList<>();
+        try (Connection c = pipeline.dataSource().getConnection(); PreparedStatement s = c.prepareStatement(
+                "SELECT delivery_count FROM attempt_journal WHERE source = ? AND doc_id = ? ORDER BY attempt_id")) {
+            s.setString(1, source);
+            s.setString(2, docId);
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    counts.add(rs.getInt(1));
+                }
+            }
+        }
+        return counts;
     }
 
     /** @return attempts started and not (yet) closed: in flight, or cut short by a death */

@@ -17,6 +17,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.ingestquarantine.testsupport.KafkaDeliveryCounter;
 import org.ingestquarantine.testsupport.KafkaKraftBroker;
@@ -140,6 +141,27 @@ public final class KafkaFixture implements BrokerFixture {
                     m.put("value", r.value());
                     got.add(m);
                 }
+            }
+        }
+        return got;
+    }
+
+    /**
+     * Reads the dead-letter topic from the beginning with a fresh group, keys and values as raw bytes.
+     *
+     * @param expected how many records to wait for (at most 30 s)
+     * @return the records, in offset order
+     */
+    public List<ConsumerRecord<byte[], byte[]>> deadLetterRecords(int expected) {
+        List<ConsumerRecord<byte[], byte[]>> got = new ArrayList<>();
+        try (var consumer = new KafkaConsumer<>(Map.<String, Object>of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
+                ConsumerConfig.GROUP_ID_CONFIG, "dlq-reader-" + System.nanoTime(),
+                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest"), new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            consumer.subscribe(List.of(DLQ_TOPIC));
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (got.size() < expected && System.nanoTime() < deadline) {
+                consumer.poll(Duration.ofMillis(200)).forEach(got::add);
             }
         }
         return got;

@@ -29,11 +29,14 @@ public final class KafkaDeliveryCounter implements ConsumerInterceptor<Object, O
 
     /**
      * @param bootstrapServers the broker's {@code bootstrap.servers}
-     * @param deliveryKey {@code kafka:<topic>/<partition>/<offset>}
+     * @param deliveryKey {@code kafka:<topic>/<partition>/<offset>@<topic id>}; counted by position (a client
+     *     interceptor does not see topic ids), so within one broker's lifetime a topic must not be re-created
      * @return how many times a consumer of that broker was handed the record
      */
     public static int deliveries(String bootstrapServers, String deliveryKey) {
-        AtomicInteger n = COUNTS.getOrDefault(bootstrapServers, Map.of()).get(deliveryKey);
+        int at = deliveryKey.lastIndexOf('@');
+        String position = at < 0 ? deliveryKey : deliveryKey.substring(0, at);
+        AtomicInteger n = COUNTS.getOrDefault(bootstrapServers, Map.of()).get(position);
         return n == null ? 0 : n.get();
     }
 
@@ -55,7 +58,7 @@ public final class KafkaDeliveryCounter implements ConsumerInterceptor<Object, O
     @Override
     public ConsumerRecords<Object, Object> onConsume(ConsumerRecords<Object, Object> records) {
         for (ConsumerRecord<Object, Object> r : records) {
-            counts.computeIfAbsent(KafkaBrokerAdapter.key(r.topic(), r.partition(), r.offset()), k -> new AtomicInteger())
+            counts.computeIfAbsent(KafkaBrokerAdapter.position(r.topic(), r.partition(), r.offset()), k -> new AtomicInteger())
                     .incrementAndGet();
         }
         return records;

@@ -291,6 +291,20 @@ public final class TestPipeline implements AutoCloseable {
         return record;
     }
 
+    /**
+     * Asserts that a record's payload is {@code expected}, byte for byte, under its SHA-256 and length.
+     *
+     * @param r a quarantine record
+     * @param expected the bytes it must keep
+     * @throws Exception when the payload cannot be read
+     */
+    public static void assertPayload(QuarantineRecord r, byte[] expected) throws Exception {
+        assertThat(r.payloadSha256()).isEqualTo(java.util.HexFormat.of().formatHex(
+                java.security.MessageDigest.getInstance("SHA-256").digest(expected)));
+        assertThat(r.payloadBytes()).isEqualTo((long) expected.length);
+        assertThat(java.nio.file.Files.readAllBytes(Path.of(java.net.URI.create(r.payloadUri())))).isEqualTo(expected);
+    }
+
     @Override
     public void close() throws Exception {
         try {

@@ -15,8 +15,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Kafka: the key is {@code kafka:<topic>/<partition>/<offset>}, the count comes from the attempt journal,
- * and the offset is committed only after the outcome is.
+ * Kafka: the key is {@code kafka:<topic>/<partition>/<offset>@<topic id>}, the count comes from the attempt
+ * journal, and the offset is committed only after the outcome is. The topic id ({@link KafkaTopicIds}) makes
+ * the key unique per record: a re-created topic, or a new cluster, restarts its offsets at 0 under a new id,
+ * so its records start from delivery count 1 instead of inheriting the old records' attempts.
  *
  * <p><b>Count.</b> Kafka keeps no delivery count, so the count is {@link AttemptJournal#attempts} for the
  * key + 1. {@link DeliveryGuard#admit} opens this delivery's attempt with that same count BEFORE any work,
@@ -45,16 +47,20 @@ public final class KafkaBrokerAdapter implements BrokerAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(KafkaBrokerAdapter.class);
 
     private final AttemptJournal journal;
+    private final KafkaTopicIds topicIds;
     private final KafkaDeadLetters deadLetters;
     private final Duration maxReleaseWait;
 
     /**
      * @param journal the attempt journal, the only delivery counter Kafka has
+     * @param topicIds the topics' ids, part of every key
      * @param deadLetters copies quarantined records to the dead-letter topic
      * @param maxReleaseWait the longest back-off one release waits; zero or negative = no wait
      */
-    public KafkaBrokerAdapter(AttemptJournal journal, KafkaDeadLetters deadLetters, Duration maxReleaseWait) {
+    KafkaBrokerAdapter(AttemptJournal journal, KafkaTopicIds topicIds, KafkaDeadLetters deadLetters,
+                       Duration maxReleaseWait) {
         this.journal = journal;
+        this.topicIds = topicIds;
         this.deadLetters = deadLetters;
         this.maxReleaseWait = maxReleaseWait.isNegative() ? Duration.ZERO : maxReleaseWait;
     }
@@ -63,9 +69,18 @@ public final class KafkaBrokerAdapter implements BrokerAdapter {
      * @param topic a topic
      * @param partition a partition of it
      * @param offset a record's offset in it
-     * @return the delivery key of that record: {@code kafka:<topic>/<partition>/<offset>}
+     * @param topicId the topic's id
+     * @return the delivery key of that record: {@code kafka:<topic>/<partition>/<offset>@<topic id>}
      */
-    public static String key(String topic, int partition, long offset) {
+    public static String key(String topic, int partition, long offset, String topicId) {
+        return position(topic, partition, offset) + "@" + topicId;
+    }
+
+    /**
+     * @return {@code kafka:<topic>/<partition>/<offset>}: where a record is, without the topic's identity
+     *     (the leading part of its delivery key)
+     */
+    public static String position(String topic, int partition, long offset) {
         return "kafka:" + topic + "/" + partition + "/" + offset;
     }
 
@@ -92,10 +107,11 @@ public final class KafkaBrokerAdapter implements BrokerAdapter {
         ReleaseWait.sleep(delay, maxReleaseWait);
     }
 
-    private static String keyOf(Exchange exchange) {
+    private String keyOf(Exchange exchange) {
         var in = exchange.getIn();
-        return key(in.getHeader(KafkaConstants.TOPIC, String.class), in.getHeader(KafkaConstants.PARTITION, Integer.class),
-                in.getHeader(KafkaConstants.OFFSET, Long.class));
+        String topic = in.getHeader(KafkaConstants.TOPIC, String.class);
+        return key(topic, in.getHeader(KafkaConstants.PARTITION, Integer.class), in.getHeader(KafkaConstants.OFFSET, Long.class),
+                topicIds.of(topic));
     }
 
     /** Arranges, once per exchange, the commit of this record's offset when the exchange completes. */

@@ -1,16 +1,16 @@
 package org.ingestquarantine.broker.kafka;
 
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
+import java.sql.SQLException;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.apache.camel.Exchange;
 import org.apache.camel.component.kafka.KafkaConstants;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.ingestquarantine.db.SqlFailure;
 import org.ingestquarantine.pipeline.IngestMessage;
 import org.ingestquarantine.pipeline.PipelineKeys;
 import org.ingestquarantine.quarantine.QuarantineRecord;
@@ -23,15 +23,17 @@ import org.slf4j.LoggerFactory;
  * Copies a quarantined ingest record to the dead-letter topic ({@code <topic>.dlq}, default
  * {@code ingest.dlq}), after its quarantine record committed and before its offset is committed.
  *
- * <p>The copy keeps the original key and value (the ingest message JSON: identifiers and a URI, never
- * document text) and carries only these headers, UTF-8 strings (read them with camel-kafka's
- * {@code ToStringKafkaHeaderDeserializer}): {@value #ORIGIN_TOPIC}, {@value #ORIGIN_PARTITION},
- * {@value #ORIGIN_OFFSET}, {@value #ERROR_CLASS} (e.g. {@code ambiguous_parse}), {@value #FINGERPRINT}
- * and {@value #DLQ_ID} (the quarantine record's id). The original record's own headers are not copied.
+ * <p>The copy keeps the original key and value bytes unchanged (the consumer reads both as raw bytes, so a
+ * record that is not UTF-8 or not JSON is copied as it came) and carries only these headers, UTF-8 strings
+ * (read them with camel-kafka's {@code ToStringKafkaHeaderDeserializer}): {@value #ORIGIN_TOPIC},
+ * {@value #ORIGIN_PARTITION}, {@value #ORIGIN_OFFSET}, {@value #ERROR_CLASS} (e.g. {@code ambiguous_parse}),
+ * {@value #FINGERPRINT} and {@value #DLQ_ID} (the quarantine record's id). The original record's own headers
+ * are not copied.
  *
- * <p>PostgreSQL holds the record; the topic is the broker's view of it. If the copy cannot be written
- * within {@code timeout}, one WARN line says so and the offset is still committed: the quarantine table
- * already has the record, and holding the partition would not bring the broker back sooner.
+ * <p>The consumer thread does not wait for Kafka: the copy is written to the outbox in PostgreSQL
+ * ({@link KafkaDeadLetterOutbox}) and sent from there by a thread of its own, also after a Kafka outage. Only
+ * if that write fails (PostgreSQL went away right after the record committed) is the copy sent directly,
+ * without waiting; a failure of that send is logged and the quarantine table still has the record.
  */
 public final class KafkaDeadLetters {
 
@@ -50,23 +52,23 @@ public final class KafkaDeadLetters {
 
     private static final Logger LOG = LoggerFactory.getLogger(KafkaDeadLetters.class);
 
-    private final Producer<String, String> producer;
+    private final KafkaDeadLetterOutbox outbox;
+    private final Producer<byte[], byte[]> producer;
     private final String topic;
     private final QuarantineStore store;
-    private final Duration timeout;
 
     /**
-     * @param producer a producer the caller closes
+     * @param outbox where copies wait for Kafka
+     * @param producer for the direct send when the outbox cannot be written; the caller closes it
      * @param topic the dead-letter topic
      * @param store finds the committed record when the exchange no longer carries it
-     * @param timeout how long one copy may take
      */
-    public KafkaDeadLetters(Producer<String, String> producer, String topic, QuarantineStore store,
-                            Duration timeout) {
+    KafkaDeadLetters(KafkaDeadLetterOutbox outbox, Producer<byte[], byte[]> producer, String topic,
+                     QuarantineStore store) {
+        this.outbox = outbox;
         this.producer = producer;
         this.topic = topic;
         this.store = store;
-        this.timeout = timeout;
     }
 
     /** @return the dead-letter topic */
@@ -80,21 +82,25 @@ public final class KafkaDeadLetters {
      * @param topic origin topic
      * @param partition origin partition
      * @param offset origin offset
-     * @param key the record's key, may be null
-     * @param value the record's value as text, may be null
+     * @param key the record's key bytes, may be null
+     * @param value the record's value bytes, may be null
      */
-    public record Origin(String topic, int partition, long offset, String key, String value) {
+    public record Origin(String topic, int partition, long offset, byte[] key, byte[] value) {
 
         /**
-         * @param exchange a freshly consumed Kafka record
+         * @param exchange a freshly consumed Kafka record (key and value read with a byte-array deserializer)
          * @return its origin
          */
         public static Origin of(Exchange exchange) {
             var in = exchange.getIn();
-            Object key = in.getHeader(KafkaConstants.KEY);
             return new Origin(in.getHeader(KafkaConstants.TOPIC, String.class),
                     in.getHeader(KafkaConstants.PARTITION, Integer.class), in.getHeader(KafkaConstants.OFFSET, Long.class),
-                    key == null ? null : key.toString(), in.getBody(String.class));
+                    bytes(in.getHeader(KafkaConstants.KEY)), bytes(in.getBody()));
+        }
+
+        /** Bytes as consumed; a String (a consumer configured with String deserializers) as UTF-8. */
+        private static byte[] bytes(Object o) {
+            return o == null ? null : o instanceof byte[] b ? b : o.toString().getBytes(StandardCharsets.UTF_8);
         }
     }
 
@@ -110,23 +116,29 @@ public final class KafkaDeadLetters {
             return;
         }
         QuarantineRecord r = record.get();
-        RecordHeaders headers = new RecordHeaders();
-        header(headers, ORIGIN_TOPIC, origin.topic());
-        header(headers, ORIGIN_PARTITION, Integer.toString(origin.partition()));
-        header(headers, ORIGIN_OFFSET, Long.toString(origin.offset()));
-        header(headers, ERROR_CLASS, r.errorClass().code());
-        header(headers, FINGERPRINT, r.errorFingerprint());
-        header(headers, DLQ_ID, r.dlqId());
+        Map<String, String> headers = new LinkedHashMap<>();
+        headers.put(ORIGIN_TOPIC, origin.topic());
+        headers.put(ORIGIN_PARTITION, Integer.toString(origin.partition()));
+        headers.put(ORIGIN_OFFSET, Long.toString(origin.offset()));
+        headers.put(ERROR_CLASS, r.errorClass().code());
+        if (r.errorFingerprint() != null) {
+            headers.put(FINGERPRINT, r.errorFingerprint());
+        }
+        headers.put(DLQ_ID, r.dlqId());
+        KafkaDeadLetterOutbox.Copy copy = new KafkaDeadLetterOutbox.Copy(topic, origin.key(), origin.value(), headers);
         try {
-            producer.send(new ProducerRecord<>(topic, null, origin.key(), origin.value(), headers))
-                    .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            LOG.warn("interrupted while copying quarantined record {} to {}; the quarantine table has it", r.dlqId(), topic);
-        } catch (ExecutionException | TimeoutException e) {
-            LOG.warn("could not copy quarantined record {} to {} within {} ms ({}); the quarantine table has it,"
-                    + " check that the topic exists and the broker answers", r.dlqId(), topic, timeout.toMillis(),
-                    e.getClass().getSimpleName());
+            outbox.add(copy);
+        } catch (SQLException e) {
+            LOG.warn("dead-letter copy of {} not written to the outbox ({}); sending it directly", r.dlqId(),
+                    SqlFailure.describe(e));
+            RecordHeaders h = new RecordHeaders();
+            headers.forEach((k, v) -> h.add(k, v.getBytes(StandardCharsets.UTF_8)));
+            producer.send(new ProducerRecord<>(topic, null, copy.key(), copy.value(), h), (meta, failed) -> {
+                if (failed != null) {
+                    LOG.warn("could not copy quarantined record {} to {} ({}); the quarantine table has it", r.dlqId(),
+                            topic, failed.getClass().getSimpleName());
+                }
+            });
         }
     }
 
@@ -138,11 +150,5 @@ public final class KafkaDeadLetters {
         String source = message == null ? QuarantineRecorder.INVALID_MESSAGES_SOURCE : message.source();
         String docId = message == null ? exchange.getProperty(PipelineKeys.DELIVERY_KEY, String.class) : message.docId();
         return store.find(source, docId);
-    }
-
-    private static void header(RecordHeaders headers, String key, String value) {
-        if (value != null) {
-            headers.add(key, value.getBytes(StandardCharsets.UTF_8));
-        }
     }
 }

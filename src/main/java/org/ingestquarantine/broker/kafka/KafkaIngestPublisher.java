@@ -1,5 +1,6 @@
 package org.ingestquarantine.broker.kafka;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -29,26 +30,29 @@ import org.ingestquarantine.pipeline.IngestMessage;
  */
 public final class KafkaIngestPublisher implements IngestPublisher {
 
-    private final Producer<String, String> producer;
+    private final Producer<byte[], byte[]> producer;
     private final Admin admin;
     private final String topic;
     private final String groupId;
     private final Duration timeout;
+    private final KafkaTopicIds topicIds;
 
     /**
-     * @param producer a producer with String key and value serializers; the caller closes it
+     * @param producer a producer of raw bytes (text is sent as UTF-8); the caller closes it
      * @param admin an admin client for the lag; the caller closes it
      * @param topic the ingest topic
      * @param groupId the consumer's group id
      * @param timeout how long one send or one lag query may take
+     * @param topicIds the topics' ids, for the delivery keys
      */
-    public KafkaIngestPublisher(Producer<String, String> producer, Admin admin, String topic, String groupId,
-                                Duration timeout) {
+    KafkaIngestPublisher(Producer<byte[], byte[]> producer, Admin admin, String topic, String groupId,
+                         Duration timeout, KafkaTopicIds topicIds) {
         this.producer = producer;
         this.admin = admin;
         this.topic = topic;
         this.groupId = groupId;
         this.timeout = timeout;
+        this.topicIds = topicIds;
     }
 
     @Override
@@ -64,9 +68,9 @@ public final class KafkaIngestPublisher implements IngestPublisher {
 
     private String send(String key, String body) {
         try {
-            RecordMetadata m = producer.send(new ProducerRecord<>(topic, key, body))
+            RecordMetadata m = producer.send(new ProducerRecord<>(topic, utf8(key), utf8(body)))
                     .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-            return KafkaBrokerAdapter.key(m.topic(), m.partition(), m.offset());
+            return KafkaBrokerAdapter.key(m.topic(), m.partition(), m.offset(), topicIds.of(m.topic()));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new KafkaException("interrupted while publishing to " + topic, e);
@@ -74,6 +78,10 @@ public final class KafkaIngestPublisher implements IngestPublisher {
             throw new KafkaException("could not publish to topic " + topic + " within " + timeout.toMillis()
                     + " ms; check that the broker answers and the topic exists (broker-configs/kafka/start-local)", e);
         }
+    }
+
+    private static byte[] utf8(String text) {
+        return text == null ? null : text.getBytes(StandardCharsets.UTF_8);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package org.ingestquarantine.broker.kafka;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import org.apache.kafka.clients.admin.Admin;
@@ -7,7 +8,7 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.ingestquarantine.delivery.BrokerAdapter;
 import org.ingestquarantine.delivery.BrokerSetup;
 import org.ingestquarantine.delivery.BrokerWiring;
@@ -20,7 +21,7 @@ import org.ingestquarantine.pipeline.Settings;
  *
  * <p>Properties, all in application-kafka.properties with their units: {@code kafka.bootstrap-servers},
  * {@code kafka.topic}, {@code kafka.dlq-topic}, {@code kafka.group-id}, {@code kafka.send-timeout-ms} (one
- * publish, dead-letter copy or lag query) and {@code kafka.release-max-wait-ms} (see
+ * publish, dead-letter copy or lag query), {@code kafka.dlq-outbox-poll-ms} (see {@link KafkaDeadLetterOutbox}) and {@code kafka.release-max-wait-ms} (see
  * {@link KafkaBrokerAdapter}). The topics are not created here: {@code broker-configs/kafka/start-local}
  * (or the operator) creates them from {@code broker-configs/kafka/*.properties}.
  */
@@ -33,7 +34,7 @@ public final class KafkaWiring implements BrokerWiring {
         String topic = settings.required("kafka.topic");
         String groupId = settings.required("kafka.group-id");
         Duration timeout = settings.requiredMillis("kafka.send-timeout-ms");
-        Producer<String, String> producer = new KafkaProducer<>(Map.<String, Object>of(
+        Producer<byte[], byte[]> producer = new KafkaProducer<>(Map.<String, Object>of(
                 ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
                 ProducerConfig.ACKS_CONFIG, "all",
                 ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
@@ -41,15 +42,19 @@ public final class KafkaWiring implements BrokerWiring {
                 ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) timeout.toMillis(),
                 ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) Math.min(timeout.toMillis(), 30_000),
                 ProducerConfig.MAX_BLOCK_MS_CONFIG, timeout.toMillis()),
-                new StringSerializer(), new StringSerializer());
+                new ByteArraySerializer(), new ByteArraySerializer());
         setup.closeOnStop().accept(producer);
         Admin admin = Admin.create(Map.<String, Object>of(
                 AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
                 AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) timeout.toMillis()));
         setup.closeOnStop().accept(admin);
-        setup.registry().bind("ingestPublisher", new KafkaIngestPublisher(producer, admin, topic, groupId, timeout));
-        KafkaDeadLetters deadLetters = new KafkaDeadLetters(producer, settings.required("kafka.dlq-topic"),
-                setup.store(), timeout);
-        return new KafkaBrokerAdapter(setup.journal(), deadLetters, settings.requiredMillis("kafka.release-max-wait-ms"));
+        KafkaTopicIds topicIds = new KafkaTopicIds(admin, timeout);
+        setup.registry().bind("ingestPublisher", new KafkaIngestPublisher(producer, admin, topic, groupId, timeout, topicIds));
+        KafkaDeadLetterOutbox outbox = new KafkaDeadLetterOutbox(setup.dataSource(), producer, timeout,
+                settings.requiredMillis("kafka.dlq-outbox-poll-ms"), Clock.systemUTC());
+        setup.closeOnStop().accept(outbox);
+        KafkaDeadLetters deadLetters = new KafkaDeadLetters(outbox, producer, settings.required("kafka.dlq-topic"),
+                setup.store());
+        return new KafkaBrokerAdapter(setup.journal(), topicIds, deadLetters, settings.requiredMillis("kafka.release-max-wait-ms"));
     }
 }

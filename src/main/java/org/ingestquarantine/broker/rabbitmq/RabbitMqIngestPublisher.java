@@ -1,7 +1,7 @@
 package org.ingestquarantine.broker.rabbitmq;
 
+import com.github.f4b6a3.ulid.UlidCreator;
 import java.nio.charset.StandardCharsets;
-import java.util.UUID;
 import org.ingestquarantine.delivery.IngestPublisher;
 import org.ingestquarantine.pipeline.IngestMessage;
 import org.springframework.amqp.core.Message;
@@ -10,7 +10,7 @@ import org.springframework.amqp.core.MessageProperties;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
 
 /**
- * Publishes ingest messages to a RabbitMQ exchange as persistent messages with a fresh message id
+ * Publishes ingest messages to a RabbitMQ exchange as persistent messages with a fresh message id, a ULID
  * (the delivery key), waiting for the broker's publisher confirm; reports the ready messages of the
  * ingest queue.
  */
@@ -48,7 +48,7 @@ public final class RabbitMqIngestPublisher implements IngestPublisher {
      */
     @Override
     public String publishRaw(String body) {
-        String id = UUID.randomUUID().toString();
+        String id = UlidCreator.getMonotonicUlid().toString();
         MessageProperties p = new MessageProperties();
         p.setMessageId(id);
         p.setDeliveryMode(MessageDeliveryMode.PERSISTENT);

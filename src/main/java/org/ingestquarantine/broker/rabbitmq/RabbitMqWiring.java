@@ -2,6 +2,7 @@ package org.ingestquarantine.broker.rabbitmq;
 
 import java.net.URI;
 import java.time.Duration;
+import java.util.Map;
 import org.apache.camel.spi.Registry;
 import org.ingestquarantine.delivery.BrokerAdapter;
 import org.ingestquarantine.delivery.BrokerSetup;
@@ -28,15 +29,17 @@ import org.springframework.util.ErrorHandler;
  * <p>Why a custom {@code retry}: camel-spring-rabbitmq's default advice retries a failed message
  * in-process 5 times (no new broker delivery, so counts would be wrong), and with
  * {@code rejectAndDontRequeue=false} it has no recoverer, so Spring AMQP logs "Message(s) dropped on
- * recovery" and ACKNOWLEDGES the failed message. Ours never retries in-process and ends every failed
- * exchange with {@link ImmediateRequeueAmqpException}: the container rejects it with requeue, which the
- * quorum queue counts. Why a custom error handler: Spring's default one logs every failure with a stack
+ * recovery" and ACKNOWLEDGES the failed message. Ours ({@link RabbitMqListenerAdvice}) never retries
+ * in-process: it gives a message without an id one, moves a released message to the retry queue, and
+ * requeues any other failed exchange with {@link ImmediateRequeueAmqpException}, which the quorum queue
+ * counts. Why a custom error handler: Spring's default one logs every failure with a stack
  * trace and turns some causes (e.g. ClassCastException) into reject-without-requeue, which would
  * dead-letter a message without a quarantine record.
  *
  * <p>Properties, all in application-rabbitmq.properties with their units: {@code rabbitmq.uri},
  * {@code rabbitmq.exchange}, {@code rabbitmq.routing-key}, {@code rabbitmq.queue},
- * {@code rabbitmq.release-delay-max-ms} (see {@link RabbitMqBrokerAdapter}) and
+ * {@code rabbitmq.retry-queue} (declared here if missing, as in {@code broker-configs/rabbitmq/definitions.json}),
+ * {@code rabbitmq.delivery-limit} and
  * {@code rabbitmq.dlq-requeue-delay-ms} (pause before a DLQ message whose sweep failed is requeued, so a
  * persistent failure does not spin).
  */
@@ -44,7 +47,7 @@ public final class RabbitMqWiring implements BrokerWiring {
 
     /** Bean name of the consumers' connection factory. */
     public static final String CONNECTION_FACTORY = "rabbitConnectionFactory";
-    /** Bean name of the ingest consumer's retry advice: requeue at once. */
+    /** Bean name of the ingest consumer's retry advice ({@link RabbitMqListenerAdvice}). */
     public static final String REQUEUE = "rabbitRequeue";
     /** Bean name of the DLQ sweeper's retry advice: requeue after a pause. */
     public static final String DLQ_REQUEUE = "rabbitDlqRequeue";
@@ -66,14 +69,38 @@ public final class RabbitMqWiring implements BrokerWiring {
         publishers.setPublisherConfirmType(CachingConnectionFactory.ConfirmType.SIMPLE);
         setup.closeOnStop().accept(publishers::destroy);
 
+        RabbitTemplate publisher = new RabbitTemplate(publishers);
+        String exchange = settings.required("rabbitmq.exchange");
+        String routingKey = settings.required("rabbitmq.routing-key");
+        String retryQueue = settings.required("rabbitmq.retry-queue");
+        declareRetryQueue(publisher, retryQueue, exchange, routingKey);
+
         registry.bind(CONNECTION_FACTORY, consumers);
-        registry.bind(REQUEUE, requeueAfter(Duration.ZERO));
+        registry.bind(REQUEUE, new RabbitMqListenerAdvice(publisher, exchange, routingKey, retryQueue,
+                Integer.parseInt(settings.required("rabbitmq.delivery-limit"))));
         registry.bind(DLQ_REQUEUE, requeueAfter(settings.requiredMillis("rabbitmq.dlq-requeue-delay-ms")));
         registry.bind(LISTENER_ERRORS, listenerErrors());
-        registry.bind("ingestPublisher", new RabbitMqIngestPublisher(new RabbitTemplate(publishers),
-                settings.required("rabbitmq.exchange"), settings.required("rabbitmq.routing-key"),
+        registry.bind("ingestPublisher", new RabbitMqIngestPublisher(publisher, exchange, routingKey,
                 settings.required("rabbitmq.queue")));
-        return new RabbitMqBrokerAdapter(settings.requiredMillis("rabbitmq.release-delay-max-ms"));
+        return new RabbitMqBrokerAdapter();
+    }
+
+    /**
+     * Declares the retry queue with the arguments of {@code definitions.json} (a no-op when it exists with
+     * them): quorum, dead-lettering at least once to the ingest exchange with the ingest routing key.
+     */
+    static void declareRetryQueue(RabbitTemplate template, String queue, String exchange, String routingKey) {
+        Map<String, Object> args = Map.of("x-queue-type", "quorum", "x-dead-letter-exchange", exchange,
+                "x-dead-letter-routing-key", routingKey, "x-dead-letter-strategy", "at-least-once",
+                "x-overflow", "reject-publish");
+        try {
+            template.execute(ch -> ch.queueDeclare(queue, true, false, false, args));
+        } catch (org.springframework.amqp.AmqpException e) {
+            // the broker may come later; until the queue exists a release's copy is unroutable, so the
+            // message is requeued at once instead (RabbitMqListenerAdvice publishes mandatory)
+            LOG.warn("retry queue {} not declared ({}); releases requeue at once until it exists", queue,
+                    e.getClass().getSimpleName());
+        }
     }
 
     /**
