@@ -24,16 +24,20 @@ public final class DeliveryGuard {
     private final BrokerAdapter broker;
     private final AttemptJournal journal;
     private final RedeliveryPolicies policies;
+    private final InFlightAttempts inFlight;
 
     /**
      * @param broker reads the delivery key and count
      * @param journal the attempt journal
      * @param policies gives the resource_fatal budget
+     * @param inFlight remembers every attempt opened until its exchange completes (for the shutdown)
      */
-    public DeliveryGuard(BrokerAdapter broker, AttemptJournal journal, RedeliveryPolicies policies) {
+    public DeliveryGuard(BrokerAdapter broker, AttemptJournal journal, RedeliveryPolicies policies,
+                         InFlightAttempts inFlight) {
         this.broker = broker;
         this.journal = journal;
         this.policies = policies;
+        this.inFlight = inFlight;
     }
 
     /**
@@ -71,5 +75,6 @@ public final class DeliveryGuard {
         IngestMessage message = exchange.getProperty(PipelineKeys.MESSAGE, IngestMessage.class);
         long attemptId = journal.open(key, message.source(), message.docId(), count);
         exchange.setProperty(PipelineKeys.ATTEMPT_ID, attemptId);
+        inFlight.add(attemptId, exchange);
     }
 }
