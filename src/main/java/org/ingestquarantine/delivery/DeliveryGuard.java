@@ -3,6 +3,7 @@ package org.ingestquarantine.delivery;
 import org.apache.camel.Exchange;
 import org.ingestquarantine.failure.ErrorClass;
 import org.ingestquarantine.failure.RedeliveryPolicies;
+import org.ingestquarantine.failure.ShutdownException;
 import org.ingestquarantine.pipeline.IngestMessage;
 import org.ingestquarantine.pipeline.LogSafe;
 import org.ingestquarantine.pipeline.PipelineKeys;
@@ -57,8 +58,12 @@ public final class DeliveryGuard {
     /**
      * @param exchange the consumed message, after {@link #capture} and after the message was read
      * @throws ConsumerDiedException when earlier attempts died as often as resource_fatal allows
+     * @throws ShutdownException when this process is stopping (no attempt is opened; the message goes back)
      */
     public void admit(Exchange exchange) {
+        if (inFlight.isStopping()) {
+            throw new ShutdownException("delivered while this process is stopping; handed back unworked", null);
+        }
         String key = exchange.getProperty(PipelineKeys.DELIVERY_KEY, String.class);
         int count = exchange.getProperty(PipelineKeys.DELIVERY_COUNT, Integer.class);
         Deaths deaths = journal.deaths(key);

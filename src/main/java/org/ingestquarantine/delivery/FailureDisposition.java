@@ -19,8 +19,8 @@ import org.slf4j.LoggerFactory;
  * route ask the same question here, of the same classification, so they cannot disagree.
  *
  * <p>A delivery this process cut short itself, because it is stopping (a {@link ShutdownException}, or an
- * attempt the shutdown {@link InFlightAttempts#abandonAll abandoned}), is released at once and never
- * quarantined: nothing is known to be wrong with the document.
+ * attempt the shutdown {@link InFlightAttempts#abandonAll abandoned}), is released with the transient
+ * back-off and never quarantined: nothing is known to be wrong with the document.
  *
  * <p>The delivery count has one meaning everywhere: deliveries so far counting the current one, from
  * {@link PipelineKeys#DELIVERY_COUNT}. A class with {@code retries} r is quarantined on delivery r + 1.
@@ -83,11 +83,14 @@ public final class FailureDisposition {
     public void decide(Exchange exchange) {
         Classification c = classification.of(exchange);
         if (stoppedByShutdown(exchange)) {
+            // the class's back-off still applies: a receive already waiting in this process (an SQS long poll)
+            // must not take the message straight back
+            Duration delay = policies.forClass(ErrorClass.TRANSIENT).backoffBefore(count(exchange));
             exchange.setProperty(PipelineKeys.DISPOSITION, RELEASE);
-            exchange.setProperty(PipelineKeys.BACKOFF, Duration.ZERO);
-            LOG.info("{} cut short at {} by the shutdown ({}); delivery {} released at once, not counted against"
-                    + " the document", who(exchange), exchange.getProperty(PipelineKeys.STAGE, String.class),
-                    c.cause().getClass().getSimpleName(), exchange.getProperty(PipelineKeys.DELIVERY_COUNT));
+            exchange.setProperty(PipelineKeys.BACKOFF, delay);
+            LOG.info("{} cut short at {} by the shutdown; delivery {} back on the queue in {} ms, never quarantined"
+                    + " for it", who(exchange), exchange.getProperty(PipelineKeys.STAGE, String.class),
+                    exchange.getProperty(PipelineKeys.DELIVERY_COUNT), delay.toMillis());
             return;
         }
         boolean quarantine = budgetSpent(exchange);

@@ -24,6 +24,7 @@ public final class InFlightAttempts {
 
     private final Map<Long, Exchange> open = new ConcurrentHashMap<>();
     private final Set<Long> abandoned = ConcurrentHashMap.newKeySet();
+    private volatile boolean stopping;
 
     /**
      * Remembers an attempt until its exchange completes, whatever its outcome.
@@ -39,6 +40,20 @@ public final class InFlightAttempts {
                 open.remove(attemptId, exchange);
             }
         });
+    }
+
+    /**
+     * From now on no delivery is admitted ({@link DeliveryGuard#admit} hands it back unworked): a broker
+     * client may still hand over a message it received after the consumers were told to stop (an SQS long
+     * poll already waiting, RabbitMQ's prefetched messages, a Kafka batch).
+     */
+    public void stopAdmitting() {
+        stopping = true;
+    }
+
+    /** @return whether {@link #stopAdmitting()} was called */
+    public boolean isStopping() {
+        return stopping;
     }
 
     /** @return attempts open now */

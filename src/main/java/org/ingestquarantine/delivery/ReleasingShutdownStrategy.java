@@ -10,11 +10,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Camel's graceful shutdown (consumers suspended first, so no new delivery starts; in-flight exchanges
- * given {@code camel.main.shutdown-timeout} seconds), with two steps of ours:
+ * Camel's graceful shutdown (consumers suspended first; in-flight exchanges given
+ * {@code camel.main.shutdown-timeout} seconds), with steps of ours:
  * <ul>
- *   <li>when the context starts stopping, {@code onStopping} runs (the application cancels its source
- *       requests in flight: a document still fetching is released at once, see {@link FailureDisposition});</li>
+ *   <li>when the context starts stopping, no further delivery is admitted ({@link InFlightAttempts#stopAdmitting}:
+ *       a message a broker client still hands over is given back unworked), and {@code onStopping} runs (the
+ *       application cancels its source requests in flight: a document still fetching is released, see
+ *       {@link FailureDisposition});</li>
  *   <li>when the timeout runs out, before Camel forces the routes down, every attempt still open is
  *       abandoned ({@link InFlightAttempts#abandonAll}): closed as released, its message handed back, so a
  *       shutdown is never counted as a death.</li>
@@ -67,6 +69,7 @@ public final class ReleasingShutdownStrategy extends DefaultShutdownStrategy {
         if (!suspendOnly && context.isStopping()) {
             LOG.info("stopping: no new deliveries; {} document(s) in flight get up to {} s to finish, fetches in"
                     + " progress are released at once", inFlight.size(), timeUnit.toSeconds(timeout));
+            inFlight.stopAdmitting();
             onStopping.run();
         }
         return super.doShutdown(context, routes, timeout, timeUnit, suspendOnly, abortAfterTimeout, forceShutdown);
