@@ -67,8 +67,10 @@ public final class ReleasingShutdownStrategy extends DefaultShutdownStrategy {
     protected boolean doShutdown(CamelContext context, List<RouteStartupOrder> routes, long timeout, TimeUnit timeUnit,
                                  boolean suspendOnly, boolean abortAfterTimeout, boolean forceShutdown) throws Exception {
         if (!suspendOnly && context.isStopping()) {
-            LOG.info("stopping: no new deliveries; {} document(s) in flight get up to {} s to finish, fetches in"
-                    + " progress are released at once", inFlight.size(), timeUnit.toSeconds(timeout));
+            if (inFlight.size() > 0) {
+                LOG.info("stopping: no new deliveries; {} document(s) in flight get up to {} s to finish, fetches in"
+                        + " progress are released at once", inFlight.size(), timeUnit.toSeconds(timeout));
+            }
             inFlight.stopAdmitting();
             onStopping.run();
         }

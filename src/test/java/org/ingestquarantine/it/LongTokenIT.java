@@ -60,9 +60,9 @@ class LongTokenIT {
         }
     }
 
-    /** @return a base64-like run of letters and digits, no spaces, {@code length} characters */
+    /** @return a base64-like run (letters, digits, + and /; no spaces) of {@code length} characters */
     private static String token(int length) {
-        String alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+        String alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
         StringBuilder b = new StringBuilder(length);
         long x = 12345;
         for (int i = 0; i < length; i++) {
