@@ -34,8 +34,10 @@ import org.ingestquarantine.delivery.DeliveryGuard;
 import org.ingestquarantine.delivery.DlqSweeper;
 import org.ingestquarantine.delivery.ErrorTaxonomy;
 import org.ingestquarantine.delivery.FailureDisposition;
+import org.ingestquarantine.delivery.InFlightAttempts;
 import org.ingestquarantine.delivery.Outcomes;
 import org.ingestquarantine.delivery.QuietRollbackHandler;
+import org.ingestquarantine.delivery.ReleasingShutdownStrategy;
 import org.ingestquarantine.delivery.StageNotifier;
 import org.ingestquarantine.failure.RedeliveryPolicies;
 import org.ingestquarantine.failure.Rethrow;
@@ -43,6 +45,7 @@ import org.ingestquarantine.ingest.ChunkStage;
 import org.ingestquarantine.ingest.DocumentIndex;
 import org.ingestquarantine.ingest.EmbedStage;
 import org.ingestquarantine.ingest.Embedder;
+import org.ingestquarantine.ingest.FetchCancellation;
 import org.ingestquarantine.ingest.Fetcher;
 import org.ingestquarantine.ingest.FolderConnector;
 import org.ingestquarantine.ingest.HttpConnector;
@@ -143,7 +146,9 @@ public final class AppConfiguration implements CamelConfiguration {
         long maxBytes = settings.requiredNumber("ingest.max-bytes");
         Embedder embedder = new MiniLmEmbedder();
         WindowChunker chunker = chunker(settings, embedder);
-        Map<String, SourceConnector> connectors = connectors(settings, database, http);
+        // stopping the context cancels the source requests in flight (ReleasingShutdownStrategy)
+        FetchCancellation fetches = new FetchCancellation();
+        Map<String, SourceConnector> connectors = connectors(settings, database, http, fetches);
         Map<String, String> connectorVersions = new TreeMap<>();
         connectors.forEach((scheme, c) -> connectorVersions.put(scheme, c.version()));
         PipelineVersions versions = new PipelineVersions(connectorVersions, ParserVersion.CURRENT, chunker.version(),
@@ -159,19 +164,21 @@ public final class AppConfiguration implements CamelConfiguration {
         ConsumerCircuitBreaker breaker = new ConsumerCircuitBreaker(database::isReachable, classification,
                 settings.requiredMillis("db.probe-interval-ms"));
         context.getManagementStrategy().addEventNotifier(new StageNotifier(journal::stage));
+        InFlightAttempts inFlight = new InFlightAttempts();
+        new ReleasingShutdownStrategy(inFlight, journal, broker, fetches::cancelAll).install(context);
 
         registry.bind("pipelineMetrics", metrics);
         registry.bind("consumerCircuitBreaker", breaker);
         registry.bind("redeliveryPolicies", policies);
         registry.bind("classifyFailure", classification);
-        registry.bind("failureDisposition", new FailureDisposition(policies, classification));
+        registry.bind("failureDisposition", new FailureDisposition(policies, classification, inFlight));
         registry.bind("brokerAdapter", broker);
         registry.bind("quietRollback", new QuietRollbackHandler());
         registry.bind("rethrow", new Rethrow());
         registry.bind("namedSqlStrategy", new NamedSqlStrategy());
         context.getPropertiesComponent().addOverrideProperty(QuarantineStore.RECORD_PARAMETERS_PROPERTY,
                 Integer.toString(QuarantineStore.recordParameters()));
-        registry.bind("deliveryGuard", new DeliveryGuard(broker, journal, policies));
+        registry.bind("deliveryGuard", new DeliveryGuard(broker, journal, policies, inFlight));
         registry.bind("messageReader", new MessageReader());
         registry.bind("preflight", preflight);
         registry.bind("fetcher", new Fetcher(preflight, dataDir.resolve("work"), maxBytes));
@@ -254,8 +261,14 @@ public final class AppConfiguration implements CamelConfiguration {
      * and GET when {@code source-requests.max-per-s} is set (the drain draws from the same buckets).
      */
     static Map<String, SourceConnector> connectors(Settings settings, Database database, HttpTimeouts http) {
+        return connectors(settings, database, http, new FetchCancellation());
+    }
+
+    /** The same, with HTTP requests that {@code fetches} can cancel. */
+    static Map<String, SourceConnector> connectors(Settings settings, Database database, HttpTimeouts http,
+                                                   FetchCancellation fetches) {
         Map<String, SourceConnector> connectors = Map.of("file", new FolderConnector(),
-                "http", new HttpConnector("http", http), "https", new HttpConnector("https", http));
+                "http", new HttpConnector("http", http, fetches), "https", new HttpConnector("https", http, fetches));
         SourceRequestThrottle throttle = sharedThrottle(settings, database);
         Map<String, SourceConnector> throttled = new java.util.HashMap<>();
         connectors.forEach((scheme, c) -> throttled.put(scheme, throttle.around(c)));

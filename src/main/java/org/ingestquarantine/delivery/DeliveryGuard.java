@@ -3,6 +3,7 @@ package org.ingestquarantine.delivery;
 import org.apache.camel.Exchange;
 import org.ingestquarantine.failure.ErrorClass;
 import org.ingestquarantine.failure.RedeliveryPolicies;
+import org.ingestquarantine.failure.ShutdownException;
 import org.ingestquarantine.pipeline.IngestMessage;
 import org.ingestquarantine.pipeline.LogSafe;
 import org.ingestquarantine.pipeline.PipelineKeys;
@@ -24,16 +25,20 @@ public final class DeliveryGuard {
     private final BrokerAdapter broker;
     private final AttemptJournal journal;
     private final RedeliveryPolicies policies;
+    private final InFlightAttempts inFlight;
 
     /**
      * @param broker reads the delivery key and count
      * @param journal the attempt journal
      * @param policies gives the resource_fatal budget
+     * @param inFlight remembers every attempt opened until its exchange completes (for the shutdown)
      */
-    public DeliveryGuard(BrokerAdapter broker, AttemptJournal journal, RedeliveryPolicies policies) {
+    public DeliveryGuard(BrokerAdapter broker, AttemptJournal journal, RedeliveryPolicies policies,
+                         InFlightAttempts inFlight) {
         this.broker = broker;
         this.journal = journal;
         this.policies = policies;
+        this.inFlight = inFlight;
     }
 
     /**
@@ -53,8 +58,12 @@ public final class DeliveryGuard {
     /**
      * @param exchange the consumed message, after {@link #capture} and after the message was read
      * @throws ConsumerDiedException when earlier attempts died as often as resource_fatal allows
+     * @throws ShutdownException when this process is stopping (no attempt is opened; the message goes back)
      */
     public void admit(Exchange exchange) {
+        if (inFlight.isStopping()) {
+            throw new ShutdownException("delivered while this process is stopping; handed back unworked", null);
+        }
         String key = exchange.getProperty(PipelineKeys.DELIVERY_KEY, String.class);
         int count = exchange.getProperty(PipelineKeys.DELIVERY_COUNT, Integer.class);
         Deaths deaths = journal.deaths(key);
@@ -71,5 +80,6 @@ public final class DeliveryGuard {
         IngestMessage message = exchange.getProperty(PipelineKeys.MESSAGE, IngestMessage.class);
         long attemptId = journal.open(key, message.source(), message.docId(), count);
         exchange.setProperty(PipelineKeys.ATTEMPT_ID, attemptId);
+        inFlight.add(attemptId, exchange);
     }
 }

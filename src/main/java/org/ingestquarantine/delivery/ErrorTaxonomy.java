@@ -19,6 +19,7 @@ import org.ingestquarantine.failure.DownstreamContractException;
 import org.ingestquarantine.failure.ErrorClass;
 import org.ingestquarantine.failure.ErrorClassifier;
 import org.ingestquarantine.failure.PermanentInputException;
+import org.ingestquarantine.failure.ShutdownException;
 import org.ingestquarantine.failure.TransientException;
 import org.ingestquarantine.parse.EncryptedPdfException;
 import org.ingestquarantine.parse.NoTextLayerException;
@@ -68,6 +69,7 @@ public final class ErrorTaxonomy {
                 // downstream_contract: our own output broke a contract
                 .type(DownstreamContractException.class, DOWNSTREAM_CONTRACT, "contract")
                 // transient: waiting can help
+                .type(ShutdownException.class, TRANSIENT, ShutdownException.REASON) // this process is stopping
                 .type(TransientException.class, TRANSIENT, "transient")
                 .type(QuarantineWriteException.class, TRANSIENT, "quarantine_unavailable")
                 .type(DatabaseUnavailableException.class, TRANSIENT, "db_unavailable")

@@ -6,6 +6,7 @@ import org.ingestquarantine.failure.Classification;
 import org.ingestquarantine.failure.ErrorClass;
 import org.ingestquarantine.failure.RedeliveryPolicies;
 import org.ingestquarantine.failure.RedeliveryPolicy;
+import org.ingestquarantine.failure.ShutdownException;
 import org.ingestquarantine.pipeline.IngestMessage;
 import org.ingestquarantine.pipeline.LogSafe;
 import org.ingestquarantine.pipeline.PipelineKeys;
@@ -16,6 +17,10 @@ import org.slf4j.LoggerFactory;
  * Decides, for a failed delivery, between quarantine (its class's budget is spent) and release (the broker
  * redelivers it after the class's back-off). The route configuration's {@code handled} and the failure
  * route ask the same question here, of the same classification, so they cannot disagree.
+ *
+ * <p>A delivery this process cut short itself, because it is stopping (a {@link ShutdownException}, or an
+ * attempt the shutdown {@link InFlightAttempts#abandonAll abandoned}), is released with the transient
+ * back-off and never quarantined: nothing is known to be wrong with the document.
  *
  * <p>The delivery count has one meaning everywhere: deliveries so far counting the current one, from
  * {@link PipelineKeys#DELIVERY_COUNT}. A class with {@code retries} r is quarantined on delivery r + 1.
@@ -31,22 +36,39 @@ public final class FailureDisposition {
 
     private final RedeliveryPolicies policies;
     private final ClassifyFailure classification;
+    private final InFlightAttempts inFlight;
 
     /**
+     * A disposition for a process whose attempts are never abandoned (tests of single routes).
+     *
      * @param policies one policy per class
      * @param classification the failure's classification on the exchange
      */
     public FailureDisposition(RedeliveryPolicies policies, ClassifyFailure classification) {
+        this(policies, classification, new InFlightAttempts());
+    }
+
+    /**
+     * @param policies one policy per class
+     * @param classification the failure's classification on the exchange
+     * @param inFlight knows which attempts a shutdown abandoned
+     */
+    public FailureDisposition(RedeliveryPolicies policies, ClassifyFailure classification, InFlightAttempts inFlight) {
         this.policies = policies;
         this.classification = classification;
+        this.inFlight = inFlight;
     }
 
     /**
      * @param exchange the failed delivery
      * @return whether this delivery spent its class's budget (then the message is acknowledged once the
-     *     quarantine record commits); {@code true} too when the count is unknown, so nothing loops
+     *     quarantine record commits); {@code true} too when the count is unknown, so nothing loops;
+     *     {@code false} for a delivery cut short by this process stopping
      */
     public boolean budgetSpent(Exchange exchange) {
+        if (stoppedByShutdown(exchange)) {
+            return false;
+        }
         Integer count = exchange.getProperty(PipelineKeys.DELIVERY_COUNT, Integer.class);
         return count == null || policy(exchange).isExhausted(count);
     }
@@ -60,6 +82,17 @@ public final class FailureDisposition {
      */
     public void decide(Exchange exchange) {
         Classification c = classification.of(exchange);
+        if (stoppedByShutdown(exchange)) {
+            // the class's back-off still applies: a receive already waiting in this process (an SQS long poll)
+            // must not take the message straight back
+            Duration delay = policies.forClass(ErrorClass.TRANSIENT).backoffBefore(count(exchange));
+            exchange.setProperty(PipelineKeys.DISPOSITION, RELEASE);
+            exchange.setProperty(PipelineKeys.BACKOFF, delay);
+            LOG.info("{} cut short at {} by the shutdown; delivery {} back on the queue in {} ms, never quarantined"
+                    + " for it", who(exchange), exchange.getProperty(PipelineKeys.STAGE, String.class),
+                    exchange.getProperty(PipelineKeys.DELIVERY_COUNT), delay.toMillis());
+            return;
+        }
         boolean quarantine = budgetSpent(exchange);
         exchange.setProperty(PipelineKeys.DISPOSITION, quarantine ? QUARANTINE : RELEASE);
         Duration delay = quarantine ? Duration.ZERO : policy(exchange).backoffBefore(count(exchange));
@@ -87,6 +120,19 @@ public final class FailureDisposition {
         Throwable failure = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
         LOG.warn("{}: quarantine record not written ({}); not acknowledged, back on the queue in {} ms", who(exchange),
                 failure == null ? "unknown" : failure.getClass().getSimpleName(), delay.toMillis());
+    }
+
+    /** @return whether this process stopping cut the delivery short */
+    private boolean stoppedByShutdown(Exchange exchange) {
+        if (inFlight.isAbandoned(exchange)) {
+            return true;
+        }
+        for (Throwable t = classification.of(exchange).cause(); t != null; t = t.getCause()) {
+            if (t instanceof ShutdownException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private RedeliveryPolicy policy(Exchange exchange) {

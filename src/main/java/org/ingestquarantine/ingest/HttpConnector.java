@@ -19,12 +19,14 @@ import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.ingestquarantine.failure.PermanentInputException;
+import org.ingestquarantine.failure.ShutdownException;
 import org.ingestquarantine.failure.TransientException;
 import org.ingestquarantine.pipeline.LogSafe;
 
@@ -46,7 +48,9 @@ import org.ingestquarantine.pipeline.LogSafe;
  * pre-signed URLs signed for GET) is asked again with GET, whose headers answer and whose body is not read.
  * Transport failures are transient: {@code timeout}, {@code connection_refused}, {@code connection_reset},
  * {@code truncated_body} (the connection ended before the body did), {@code not_http} (the peer does not
- * speak HTTP), {@code interrupted}.
+ * speak HTTP), {@code interrupted}. Once its {@link FetchCancellation} is cancelled (the application stops),
+ * every request in flight ends at once and every later one fails unsent, each with a
+ * {@link ShutdownException} (reason {@code shutdown}).
  */
 public final class HttpConnector implements SourceConnector {
 
@@ -59,14 +63,27 @@ public final class HttpConnector implements SourceConnector {
     private final HttpClient client;
     private final HttpTimeouts timeouts;
     private final String scheme;
+    private final FetchCancellation cancellation;
 
     /**
+     * A connector whose requests are never cancelled from outside (the time bounds still end them).
+     *
      * @param scheme {@code http} or {@code https}
      * @param timeouts the time bounds of every request
      */
     public HttpConnector(String scheme, HttpTimeouts timeouts) {
+        this(scheme, timeouts, new FetchCancellation());
+    }
+
+    /**
+     * @param scheme {@code http} or {@code https}
+     * @param timeouts the time bounds of every request
+     * @param cancellation ends the requests in flight when the application stops
+     */
+    public HttpConnector(String scheme, HttpTimeouts timeouts, FetchCancellation cancellation) {
         this.scheme = scheme;
         this.timeouts = timeouts;
+        this.cancellation = cancellation;
         this.client = HttpClient.newBuilder().connectTimeout(timeouts.connect())
                 .followRedirects(HttpClient.Redirect.NEVER).version(HttpClient.Version.HTTP_1_1).build();
     }
@@ -147,11 +164,26 @@ public final class HttpConnector implements SourceConnector {
     }
 
     private Exchange send(URI uri, String method, long deadline) throws IOException {
+        if (cancellation.isCancelled()) {
+            throw stopped(uri, null);
+        }
         TimedBody body = new TimedBody(timeouts.idle(), deadline, uri.getHost());
-        HttpRequest request = HttpRequest.newBuilder(uri).timeout(timeouts.idle())
+        // the client's own timeout is only a backstop behind ours (headers: the wait below; body: TimedBody): at
+        // the idle timeout it raced TimedBody and cut a stalled body's connection, which read as truncated_body
+        HttpRequest request = HttpRequest.newBuilder(uri).timeout(timeouts.bodyDeadline().plus(timeouts.idle()))
                 .method(method, HttpRequest.BodyPublishers.noBody()).build();
         CompletableFuture<HttpResponse<Flow.Publisher<List<ByteBuffer>>>> sent = client.sendAsync(request,
                 HttpResponse.BodyHandlers.ofPublisher());
+        try {
+            body.track(cancellation.register(() -> {
+                sent.cancel(true);
+                body.cancel();
+            }));
+        } catch (ShutdownException e) {
+            sent.cancel(true);
+            body.close();
+            throw e;
+        }
         long wait = Math.max(0, Math.min(timeouts.connect().plus(timeouts.idle()).toNanos(), deadline - System.nanoTime()));
         try {
             HttpResponse<Flow.Publisher<List<ByteBuffer>>> response = sent.get(wait, TimeUnit.NANOSECONDS);
@@ -166,6 +198,9 @@ public final class HttpConnector implements SourceConnector {
             sent.cancel(true);
             body.close();
             throw transportFailure(uri, new HttpTimeoutException("no response within the time allowed"), "timeout");
+        } catch (CancellationException e) {
+            body.close();
+            throw stopped(uri, null);
         } catch (ExecutionException e) {
             body.close();
             Throwable cause = e.getCause();
@@ -177,7 +212,10 @@ public final class HttpConnector implements SourceConnector {
      * @param fallback the reason when the failure says nothing more specific
      * @return a transient failure naming what went wrong on the wire
      */
-    private static TransientException transportFailure(URI uri, IOException e, String fallback) {
+    private TransientException transportFailure(URI uri, IOException e, String fallback) {
+        if (cancellation.isCancelled()) {
+            return stopped(uri, e);
+        }
         String reason = fallback;
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof HttpTimeoutException) {
@@ -203,6 +241,11 @@ public final class HttpConnector implements SourceConnector {
         }
         return new TransientException(reason, "fetching from " + LogSafe.identity(uri.getHost()) + " failed (" + reason
                 + ": " + LogSafe.identity(e.getMessage()) + "); retrying later", e);
+    }
+
+    private static ShutdownException stopped(URI uri, IOException e) {
+        return new ShutdownException("the request to " + LogSafe.identity(uri.getHost())
+                + " was cut short: this process is stopping; the message goes back to the queue", e);
     }
 
     private static void check(URI uri, int status) throws NoSuchFileException {

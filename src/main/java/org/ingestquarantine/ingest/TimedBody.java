@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
  * never past the deadline, and an interrupt ends the wait at once. Subscribe it to the response body
  * ({@code BodyHandlers.ofPublisher()}) once the headers are in; it requests one buffer list at a time, so an
  * unread body is not buffered in memory. Closing cancels the subscription, which closes the connection.
+ * {@link #cancel()} (from another thread) ends a waiting read at once.
  */
 final class TimedBody extends InputStream implements Flow.Subscriber<List<ByteBuffer>> {
 
@@ -27,6 +28,7 @@ final class TimedBody extends InputStream implements Flow.Subscriber<List<ByteBu
     private final long deadlineNanos;
     private final String host;
     private volatile Flow.Subscription subscription;
+    private volatile FetchCancellation.Registration registration;
     private Iterator<ByteBuffer> pending;
     private ByteBuffer current;
     private boolean ended;
@@ -123,8 +125,31 @@ final class TimedBody extends InputStream implements Flow.Subscriber<List<ByteBu
         }
     }
 
+    /** @param registration closed with this body, so the request is no longer cancelled when it is over */
+    void track(FetchCancellation.Registration registration) {
+        this.registration = registration;
+    }
+
+    /**
+     * Ends the body from another thread: a read waiting for bytes, and every later read, throws an
+     * {@link java.io.InterruptedIOException}, and the connection is closed.
+     */
+    void cancel() {
+        queue.add(new java.io.InterruptedIOException("the body from " + host + " was cancelled: this process is stopping"));
+        Flow.Subscription s = subscription;
+        subscription = null;
+        if (s != null) {
+            s.cancel();
+        }
+    }
+
     @Override
     public void close() {
+        FetchCancellation.Registration r = registration;
+        registration = null;
+        if (r != null) {
+            r.close();
+        }
         Flow.Subscription s = subscription;
         subscription = null;
         if (s != null) {

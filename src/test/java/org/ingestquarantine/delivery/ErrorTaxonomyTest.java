@@ -43,6 +43,7 @@ class ErrorTaxonomyTest {
             "org.ingestquarantine.parse.ParserCrashedException -> resource_fatal/worker_crash",
             "org.ingestquarantine.delivery.ConsumerDiedException -> resource_fatal/consumer_died",
             "org.ingestquarantine.failure.DownstreamContractException -> downstream_contract/contract",
+            "org.ingestquarantine.failure.ShutdownException -> transient/shutdown",
             "org.ingestquarantine.failure.TransientException -> transient/transient",
             "org.ingestquarantine.quarantine.QuarantineWriteException -> transient/quarantine_unavailable",
             "org.ingestquarantine.db.DatabaseUnavailableException -> transient/db_unavailable",

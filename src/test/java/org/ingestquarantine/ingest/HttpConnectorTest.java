@@ -113,6 +113,58 @@ class HttpConnectorTest {
     }
 
     @Test
+    void shouldEndStalledRequestsAtOnceWhenCancelledAndSendNoneAfterwards() throws Exception {
+        FetchCancellation cancellation = new FetchCancellation();
+        HttpConnector patient = new HttpConnector("http", new HttpTimeouts(Duration.ofSeconds(2), Duration.ofSeconds(60),
+                Duration.ofSeconds(120), 3), cancellation);
+        java.util.concurrent.atomic.AtomicInteger requests = new java.util.concurrent.atomic.AtomicInteger();
+        try (RawHttpServer server = new RawHttpServer((head, s, out) -> {
+            requests.incrementAndGet();
+            if (head.contains("/headers")) {
+                Thread.sleep(30_000);
+            }
+            RawHttpServer.write(out, "HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n" + "x".repeat(100));
+            Thread.sleep(30_000);
+        })) {
+            java.util.List<AtomicReference<Throwable>> failures = new java.util.ArrayList<>();
+            java.util.List<Thread> workers = new java.util.ArrayList<>();
+            for (String path : new String[] {"/body", "/headers"}) {
+                AtomicReference<Throwable> failure = new AtomicReference<>();
+                failures.add(failure);
+                Thread worker = new Thread(() -> {
+                    try {
+                        patient.fetch(URI.create(server.url(path)), dir.resolve(path.substring(1)), 1_000_000,
+                                UriGuard.UNCHECKED);
+                    } catch (Throwable t) {
+                        failure.set(t);
+                    }
+                });
+                workers.add(worker);
+                worker.start();
+            }
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> cancellation.inFlight() == 2);
+            Thread.sleep(300);
+            long start = System.nanoTime();
+            cancellation.cancelAll();
+            for (Thread worker : workers) {
+                worker.join(5_000);
+                assertThat(worker.isAlive()).isFalse();
+            }
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
+            for (AtomicReference<Throwable> failure : failures) {
+                assertThat(failure.get()).isInstanceOf(org.ingestquarantine.failure.ShutdownException.class);
+                assertThat(classify(failure.get())).extracting(Classification::errorClass, Classification::reasonCode)
+                        .containsExactly(ErrorClass.TRANSIENT, "shutdown");
+            }
+            assertThat(cancellation.inFlight()).isZero();
+            int sent = requests.get();
+            assertThatThrownBy(() -> patient.head(URI.create(server.url("/later")), UriGuard.UNCHECKED))
+                    .isInstanceOf(org.ingestquarantine.failure.ShutdownException.class);
+            assertThat(requests).as("requests sent after the cancellation").hasValue(sent);
+        }
+    }
+
+    @Test
     void shouldTreatATruncatedBodyAsTransient() throws Exception {
         try (RawHttpServer server = new RawHttpServer((head, s, out) ->
                 RawHttpServer.write(out, "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n" + "x".repeat(100)))) {

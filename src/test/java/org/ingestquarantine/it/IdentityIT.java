@@ -15,6 +15,7 @@ import org.ingestquarantine.delivery.IngestPublisher;
 import org.ingestquarantine.failure.ErrorClass;
 import org.ingestquarantine.quarantine.QuarantineRecord;
 import org.ingestquarantine.quarantine.QuarantineRecorder;
+import org.ingestquarantine.scenarios.RabbitMqFixture;
 import org.ingestquarantine.testsupport.SqlCount;
 import org.ingestquarantine.testsupport.TestPipeline;
 import org.junit.jupiter.api.Test;
@@ -23,8 +24,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Ensures a message whose doc_id is huge or holds control characters reaches exactly one outcome (one
  * delivery, one invalid_message record) and leaves only escaped, bounded log lines. SQS itself refuses a
- * body over 256 KiB at publish (MessageTooLong), so on the embedded profile a 5 MB doc_id never becomes a
- * delivery; the largest doc_id SQS carries stands in for it through the pipeline.
+ * body over 256 KiB at publish (MessageTooLong) and Kafka's default max.message.bytes is about 1 MB, so a
+ * 5 MB doc_id can only become a delivery on RabbitMQ, where it is tested; on the embedded profile the
+ * largest doc_id SQS carries (250 KB) stands in for it.
  */
 class IdentityIT {
 
@@ -70,6 +72,28 @@ class IdentityIT {
             assertThat(forgedRecord.errorMessage()).contains("\\n12:00:00.000").contains("\\u001B[31m")
                     .doesNotContain("\u001b").doesNotContain("\n");
             assertThat(forgedLog.text().lines()).noneMatch(l -> l.startsWith("12:00:00.000 INFO  Outcomes - forged"));
+        }
+    }
+
+    @Test
+    void shouldQuarantineAFiveMegabyteDocIdOnRabbitMqOnceWithUnderTenKilobytesOfStderr() throws Exception {
+        String fiveMb = "a".repeat(5 * 1024 * 1024);
+        try (TestPipeline pipeline = TestPipeline.start(data, new RabbitMqFixture(), Map.of())) {
+            IngestPublisher publisher = pipeline.app().bean("ingestPublisher", IngestPublisher.class);
+            Captured log = Captured.stderrWhile(() -> {
+                String key = publisher.publishRaw(body(fiveMb));
+                assertThat(pipeline.awaitOutcome(key, WAIT)).isEqualTo("quarantined");
+                return key;
+            });
+            // one delivery (counted by the broker's tracer), one row, attempts 1
+            QuarantineRecord r = pipeline.assertQuarantinedOnce(log.key(), QuarantineRecorder.INVALID_MESSAGES_SOURCE,
+                    log.key(), ErrorClass.PERMANENT_INPUT, "invalid_message");
+            assertThat(r.errorMessage()).as("the record's message, identity truncated").hasSizeLessThan(1000)
+                    .doesNotContain("a".repeat(1000));
+            assertThat(SqlCount.of(pipeline.dataSource(), "SELECT count(*) FROM quarantine")).isEqualTo(1);
+            assertThat(log.text().length()).as("stderr while the 5 MB doc_id was handled").isLessThan(10 * 1024)
+                    .isGreaterThan(0);
+            assertThat(log.text()).doesNotContain("a".repeat(1000));
         }
     }
 
