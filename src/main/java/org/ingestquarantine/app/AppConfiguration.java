@@ -87,7 +87,8 @@ import org.ingestquarantine.quarantine.QuarantineStore;
  * {@code metrics.store-poll-ms}, {@code metrics.new-fingerprint-window-ms}, {@code operator.retention-age-days}
  * (see {@link StoreGauges}),
  * {@code parse.mode} (pool | in-process; in-process only for debugging: a hostile document can then take
- * the consumer down), {@code chunk.max-chars}, {@code chunk.max-tokens} (default: the model's limit), {@code chunk.overlap-words}, {@code failure.<class>.*} (see
+ * the consumer down), {@code chunk.max-chars}, {@code chunk.max-tokens} (default: the model's limit), {@code chunk.overlap-words}, {@code embed.threads}, {@code embed.batch-chunks} (see
+ * {@link MiniLmEmbedder}), {@code failure.<class>.*} (see
  * {@link RedeliveryPolicies}) and {@code parse.*} (see {@link ParseLimits}).
  */
 public final class AppConfiguration implements CamelConfiguration {
@@ -121,7 +122,9 @@ public final class AppConfiguration implements CamelConfiguration {
         FolderConnector folder = new FolderConnector();
         HttpTimeouts http = httpTimeouts(settings);
         long maxBytes = settings.requiredNumber("ingest.max-bytes");
-        Embedder embedder = new MiniLmEmbedder();
+        MiniLmEmbedder embedder = new MiniLmEmbedder((int) settings.requiredNumber("embed.threads"),
+                (int) settings.requiredNumber("embed.batch-chunks"));
+        started.push(embedder);
         WindowChunker chunker = chunker(settings, embedder);
         Map<String, SourceConnector> connectors = connectors(settings, database, http);
         Map<String, String> connectorVersions = new TreeMap<>();
@@ -153,7 +156,7 @@ public final class AppConfiguration implements CamelConfiguration {
         registry.bind("fetcher", new Fetcher(preflight, dataDir.resolve("work"), maxBytes));
         registry.bind("parseStage", new ParseStage(parser));
         registry.bind("chunkStage", new ChunkStage(chunker));
-        registry.bind("embedStage", new EmbedStage(embedder, (int) settings.requiredNumber("embed.batch-chunks")));
+        registry.bind("embedStage", new EmbedStage(embedder));
         registry.bind("indexStage", new IndexStage(index, versions));
         registry.bind("outcomes", new Outcomes(journal, metrics));
         registry.bind("quarantineStore", store);
