@@ -10,6 +10,7 @@ import java.util.Deque;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import org.apache.camel.CamelConfiguration;
 import org.apache.camel.CamelContext;
 import org.apache.camel.component.micrometer.MicrometerConstants;
@@ -108,6 +109,16 @@ public final class AppConfiguration implements CamelConfiguration {
         context.addService(new Stopper(started), true, true);
 
         Path dataDir = settings.path("iq.data-dir", "data");
+        // the slow independent steps first, in the background: parser workers (JVM start and warm-up) and the
+        // embedding model load while the database and the broker start
+        ParseLimits limits = parseLimits(settings);
+        boolean inProcess = "in-process".equals(settings.string("parse.mode", "pool"));
+        CompletableFuture<DocumentParser> parserStart = CompletableFuture.supplyAsync(
+                () -> inProcess ? new InProcessPdfParser(limits) : new WorkerPoolParser(limits));
+        started.push(() -> parserStart.thenAccept(AppConfiguration::closeQuietly));
+        MiniLmEmbedder embedder = new MiniLmEmbedder((int) settings.requiredNumber("embed.threads"),
+                (int) settings.requiredNumber("embed.batch-chunks"));
+        started.push(embedder);
         Database database = openDatabase(settings, registry, started, dataDir);
         Clock clock = Clock.systemUTC();
 
@@ -122,19 +133,13 @@ public final class AppConfiguration implements CamelConfiguration {
         FolderConnector folder = new FolderConnector();
         HttpTimeouts http = httpTimeouts(settings);
         long maxBytes = settings.requiredNumber("ingest.max-bytes");
-        MiniLmEmbedder embedder = new MiniLmEmbedder((int) settings.requiredNumber("embed.threads"),
-                (int) settings.requiredNumber("embed.batch-chunks"));
-        started.push(embedder);
         WindowChunker chunker = chunker(settings, embedder);
         Map<String, SourceConnector> connectors = connectors(settings, database, http);
         Map<String, String> connectorVersions = new TreeMap<>();
         connectors.forEach((scheme, c) -> connectorVersions.put(scheme, c.version()));
         PipelineVersions versions = new PipelineVersions(connectorVersions, ParserVersion.CURRENT, chunker.version(),
                 embedder.version());
-        ParseLimits limits = parseLimits(settings);
-        DocumentParser parser = "in-process".equals(settings.string("parse.mode", "pool"))
-                ? new InProcessPdfParser(limits) : new WorkerPoolParser(limits);
-        started.push(parser);
+        DocumentParser parser = joinParser(parserStart);
 
         DocumentIndex index = new DocumentIndex(database.dataSource(), embedder.dimensions());
         Preflight preflight = new Preflight(connectors, sourceAccess(context), maxBytes);
@@ -166,6 +171,23 @@ public final class AppConfiguration implements CamelConfiguration {
         registry.bind("dlqSweeper", new DlqSweeper(store, broker, clock, settings.requiredMillis("dlq.sweep-backoff-initial-ms"),
                 settings.requiredMillis("dlq.sweep-backoff-max-ms")));
         registry.bind("quarantineRecorder", new QuarantineRecorder(store, versions, metrics));
+    }
+
+    /** @return the started parser; its start-up failure as thrown by the constructor */
+    private static DocumentParser joinParser(CompletableFuture<DocumentParser> start) throws Exception {
+        try {
+            return start.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            throw e.getCause() instanceof Exception cause ? cause : e;
+        }
+    }
+
+    private static void closeQuietly(AutoCloseable c) {
+        try {
+            c.close();
+        } catch (Exception ignored) {
+            // stopping anyway
+        }
     }
 
     /**
