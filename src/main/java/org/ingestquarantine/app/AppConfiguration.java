@@ -213,7 +213,8 @@ public final class AppConfiguration implements CamelConfiguration {
         return new WindowChunker(
                 (int) settings.requiredNumber("chunk.max-chars"),
                 (int) settings.number("chunk.max-tokens", embedder.maxTokens()),
-                (int) settings.requiredNumber("chunk.overlap-words"), embedder::countTokens);
+                (int) settings.requiredNumber("chunk.overlap-words"), embedder::countTokens,
+                embedder::countTokensPerWord);
     }
 
     /**

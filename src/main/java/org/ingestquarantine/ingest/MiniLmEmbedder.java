@@ -98,6 +98,27 @@ public final class MiniLmEmbedder implements Embedder, AutoCloseable {
     }
 
     /**
+     * One pass of the tokenizer over the whole text; each token counts for the word its first character is in
+     * (word pieces never span whitespace, so the counts add up to {@link #countTokens} of any run of words).
+     */
+    @Override
+    public int[] countTokensPerWord(String text, int[] starts, int[] ends) {
+        int[] counts = new int[starts.length];
+        Encoding encoding = tokenizer.encode(text, false, false);
+        for (ai.djl.huggingface.tokenizers.jni.CharSpan span : encoding.getCharTokenSpans()) {
+            if (span == null) {
+                continue;
+            }
+            int w = java.util.Arrays.binarySearch(starts, span.getStart());
+            w = w >= 0 ? w : -w - 2;
+            if (w >= 0 && w < counts.length) {
+                counts[w]++;
+            }
+        }
+        return counts;
+    }
+
+    /**
      * @param texts inputs, each within {@link #maxTokens()}
      * @return one unit vector per input, in order; the inputs are queued with those of every other caller
      *     and embedded in batches by the pool's threads

@@ -28,6 +28,7 @@ class MiniLmEmbedderTest {
             "c0046.pdf", "c0047.pdf");
 
     private static MiniLmEmbedder embedder;
+    private static List<String> chunks;
 
     @BeforeAll
     static void load() {
@@ -43,7 +44,7 @@ class MiniLmEmbedderTest {
     @Test
     void shouldGiveLangchain4jsVectorsOnRealChunks() throws Exception {
         List<String> texts = realChunks();
-        assertThat(texts).hasSizeGreaterThan(40);
+        assertThat(texts).hasSizeGreaterThan(30);
         List<float[]> ours = embedder.embed(texts);
         AllMiniLmL6V2EmbeddingModel reference = new AllMiniLmL6V2EmbeddingModel();
         List<float[]> theirs = reference.embedAll(texts.stream().map(TextSegment::from).toList()).content().stream()
@@ -65,6 +66,37 @@ class MiniLmEmbedderTest {
     }
 
     @Test
+    void shouldCountEveryWordsTokensInOnePassAsWordByWord() throws Exception {
+        for (String page : pages()) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\S+").matcher(page);
+            List<Integer> starts = new ArrayList<>();
+            List<Integer> ends = new ArrayList<>();
+            while (m.find()) {
+                starts.add(m.start());
+                ends.add(m.end());
+            }
+            int[] s = starts.stream().mapToInt(Integer::intValue).toArray();
+            int[] e = ends.stream().mapToInt(Integer::intValue).toArray();
+            assertThat(embedder.countTokensPerWord(page, s, e))
+                    .containsExactly(WordTokenCounter.eachWord(embedder::countTokens).counts(page, s, e));
+        }
+    }
+
+    @Test
+    void shouldKeepEveryRealChunkWithinTheModelsLimitWithAboutOneCountPerChunk() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+        WindowChunker chunker = new WindowChunker(WindowChunker.DEFAULT_MAX_CHARS, MiniLmEmbedder.MAX_TOKENS,
+                WindowChunker.DEFAULT_OVERLAP_WORDS, t -> {
+                    calls.incrementAndGet();
+                    return embedder.countTokens(t);
+                }, embedder::countTokensPerWord);
+        List<TextChunk> all = chunker.chunk(pages());
+        assertThat(all).allSatisfy(c -> assertThat(embedder.countTokens(c.text()))
+                .isLessThanOrEqualTo(MiniLmEmbedder.MAX_TOKENS));
+        assertThat(calls.get()).as("tokenizer calls for %d chunks", all.size()).isLessThanOrEqualTo(all.size() + 5);
+    }
+
+    @Test
     void shouldEmbedConcurrentCallersEachInOrder() throws Exception {
         List<String> a = List.of("the contract ends in May", "invoices are due in thirty days", "short");
         List<String> b = List.of("a quite different sentence about parsing PDF files", "x");
@@ -83,7 +115,21 @@ class MiniLmEmbedderTest {
         }
     }
 
-    private static List<String> realChunks() throws Exception {
+    /** @return the pages of the sample and corpus documents that parse */
+    private static List<String> pages() throws Exception {
+        List<String> pages = new ArrayList<>();
+        InProcessPdfParser parser = new InProcessPdfParser();
+        for (Path file : files()) {
+            try {
+                parser.parse(file).pageTexts().stream().filter(t -> t != null).forEach(pages::add);
+            } catch (Exception notParsable) {
+                // the samples include broken files on purpose
+            }
+        }
+        return pages;
+    }
+
+    private static List<Path> files() throws Exception {
         List<Path> files = new ArrayList<>();
         try (var samples = Files.list(Path.of("samples", "pdfs"))) {
             samples.sorted().forEach(files::add);
@@ -91,14 +137,26 @@ class MiniLmEmbedderTest {
         if (Files.isDirectory(Corpus.PDFS)) {
             CORPUS_FILES.stream().map(Corpus::file).filter(Files::isRegularFile).forEach(files::add);
         }
+        return files;
+    }
+
+    private static synchronized List<String> realChunks() throws Exception {
+        if (chunks == null) {
+            chunks = chunksOfFiles();
+        }
+        return chunks;
+    }
+
+    private static List<String> chunksOfFiles() throws Exception {
+        List<Path> files = files();
         InProcessPdfParser parser = new InProcessPdfParser();
         WindowChunker chunker = new WindowChunker(WindowChunker.DEFAULT_MAX_CHARS, MiniLmEmbedder.MAX_TOKENS,
-                WindowChunker.DEFAULT_OVERLAP_WORDS, embedder::countTokens);
+                WindowChunker.DEFAULT_OVERLAP_WORDS, embedder::countTokens, embedder::countTokensPerWord);
         List<String> texts = new ArrayList<>();
         for (Path file : files) {
             try {
                 ParsedDocument parsed = parser.parse(file);
-                chunker.chunk(parsed.pageTexts()).stream().limit(60).forEach(c -> texts.add(c.text()));
+                chunker.chunk(parsed.pageTexts()).stream().limit(12).forEach(c -> texts.add(c.text()));
             } catch (Exception notParsable) {
                 // the samples include broken files on purpose
             }
