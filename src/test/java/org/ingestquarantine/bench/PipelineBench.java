@@ -62,6 +62,7 @@ public final class PipelineBench {
         }
         System.out.printf(Locale.ROOT, "pipeline-bench: %d files in %s, %d cores, load average %.1f at start%n",
                 files.size(), folder, THREADS, loadAverage());
+        silencePdfbox();
         Path tmp = Files.createTempDirectory("iq-pipeline-bench-");
         List<Run> floors = new ArrayList<>();
         List<Run> products = new ArrayList<>();
@@ -80,13 +81,13 @@ public final class PipelineBench {
                         f = floor.run("floor-" + rep);
                         chunks = floor.chunks;
                         floors.add(f);
+                        print(rep, f);
                     } else {
                         p = product(folder, files.size(), tmp.resolve("product-" + rep), chunks);
                         products.add(p);
+                        print(rep, p);
                     }
                 }
-                print(rep, f);
-                print(rep, p);
                 System.out.printf(Locale.ROOT, "  ratio product/floor: %.2f documents/s, %.2f CPU-s (load %.1f)%n",
                         p.docsPerS() / f.docsPerS(), p.cpuSeconds() / f.cpuSeconds(), loadAverage());
             }
@@ -306,6 +307,16 @@ public final class PipelineBench {
         List<Double> sorted = values.stream().sorted().toList();
         System.out.printf(Locale.ROOT, "  %-36s %8.2f (%.2f-%.2f)%n", name, sorted.get(sorted.size() / 2),
                 sorted.get(0), sorted.get(sorted.size() - 1));
+    }
+
+    /**
+     * PDFBox logs off here as in the parse workers ({@code WorkerMain}), so that the floor does not format
+     * error logs the product never writes.
+     */
+    private static void silencePdfbox() {
+        if (org.slf4j.LoggerFactory.getILoggerFactory() instanceof ch.qos.logback.classic.LoggerContext context) {
+            context.getLogger("org.apache.pdfbox").setLevel(ch.qos.logback.classic.Level.OFF);
+        }
     }
 
     private static double loadAverage() {
