@@ -202,7 +202,7 @@ public final class PipelineBench {
             while (!Thread.currentThread().isInterrupted()) {
                 cpu.sample();
                 try {
-                    Thread.sleep(250);
+                    Thread.sleep(1000);
                 } catch (InterruptedException e) {
                     return;
                 }
@@ -222,15 +222,16 @@ public final class PipelineBench {
         sampler.interrupt();
         sampler.join();
         double cpuSeconds = cpu.seconds();
+        String breakdown = cpu.breakdown();
         deleteTree(dataDir);
         if (exit != 0) {
             throw new IllegalStateException("ingest exited " + exit + ": " + err + out);
         }
         JsonNode summary = new ObjectMapper().readTree(out.toString().trim());
         double processing = (summary.get("elapsed_ms").asLong() - summary.get("startup_ms").asLong()) / 1000.0;
-        String detail = String.format(Locale.ROOT, "files=%d start-up %.1f s, indexed %s, quarantined %s",
+        String detail = String.format(Locale.ROOT, "files=%d start-up %.1f s, indexed %s, quarantined %s | %s",
                 fileCount, summary.get("startup_ms").asLong() / 1000.0, summary.get("indexed"),
-                summary.get("quarantined"));
+                summary.get("quarantined"), breakdown);
         return new Run("product", seconds, cpuSeconds, fileCount / processing, chunks / processing, detail);
     }
 
@@ -245,6 +246,8 @@ public final class PipelineBench {
         private final long ownStart = ownNanos();
         private final Map<Long, Long> others = new HashMap<>();
         private final Map<Long, Long> othersAtStart = new HashMap<>();
+        private final Map<Long, String> kinds = new HashMap<>();
+        private final List<ProcessHandle> postmasters = new ArrayList<>();
 
         CpuMeter(Path dataDir) {
             this.dataDir = dataDir;
@@ -257,15 +260,32 @@ public final class PipelineBench {
 
         private void sampleInto(Map<Long, Long> into) {
             List<ProcessHandle> seen = new ArrayList<>(ProcessHandle.current().descendants().toList());
-            String marker = dataDir.toString();
-            ProcessHandle.allProcesses().filter(p -> p.info().commandLine().map(c -> c.contains(marker)).orElse(false))
-                    .forEach(p -> {
-                        seen.add(p);
-                        seen.addAll(p.descendants().toList());
-                    });
+            if (postmasters.isEmpty()) {
+                // reading every process's command line is not free: only until the postmaster is found
+                String marker = dataDir.toString();
+                ProcessHandle.allProcesses().filter(p -> p.info().commandLine().map(c -> c.contains(marker))
+                        .orElse(false)).forEach(postmasters::add);
+            }
+            for (ProcessHandle p : postmasters) {
+                seen.add(p);
+                seen.addAll(p.descendants().toList());
+            }
             for (ProcessHandle p : seen) {
                 p.info().totalCpuDuration().ifPresent(d -> into.merge(p.pid(), d.toNanos(), Math::max));
+                kinds.putIfAbsent(p.pid(), p.info().command().map(c -> c.endsWith("java") ? "workers" : "postgres")
+                        .orElse("other"));
             }
+        }
+
+        /** @return CPU-seconds of this JVM, of the worker JVMs and of PostgreSQL, as one line */
+        synchronized String breakdown() {
+            Map<String, Long> by = new java.util.TreeMap<>();
+            by.put("jvm", ownNanos() - ownStart);
+            others.forEach((pid, n) -> by.merge(kinds.getOrDefault(pid, "other"),
+                    n - othersAtStart.getOrDefault(pid, 0L), Long::sum));
+            StringBuilder b = new StringBuilder();
+            by.forEach((k, v) -> b.append(String.format(Locale.ROOT, " %s %.1f", k, v / 1e9)));
+            return "CPU-s:" + b;
         }
 
         synchronized double seconds() {
