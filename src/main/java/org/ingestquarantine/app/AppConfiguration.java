@@ -114,7 +114,12 @@ public final class AppConfiguration implements CamelConfiguration {
         ParseLimits limits = parseLimits(settings);
         boolean inProcess = "in-process".equals(settings.string("parse.mode", "pool"));
         CompletableFuture<DocumentParser> parserStart = CompletableFuture.supplyAsync(
-                () -> inProcess ? new InProcessPdfParser(limits) : new WorkerPoolParser(limits));
+                () -> inProcess ? new InProcessPdfParser(limits) : new WorkerPoolParser(limits), task -> {
+                    // a thread of its own: the common pool has one thread on two cores
+                    Thread t = new Thread(task, "parser-start");
+                    t.setDaemon(true);
+                    t.start();
+                });
         started.push(() -> parserStart.thenAccept(AppConfiguration::closeQuietly));
         MiniLmEmbedder embedder = new MiniLmEmbedder((int) settings.requiredNumber("embed.threads"),
                 (int) settings.requiredNumber("embed.batch-chunks"));

@@ -72,7 +72,8 @@ public final class MiniLmEmbedder implements Embedder, AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read the MiniLM tokenizer", e);
         }
-        session = CompletableFuture.supplyAsync(MiniLmEmbedder::loadSession);
+        // a thread of its own: the common pool has one thread on two cores, and start-up blocks in it elsewhere
+        session = CompletableFuture.supplyAsync(MiniLmEmbedder::loadSession, MiniLmEmbedder::daemon);
         pool = new EmbeddingPool(threads, batchSize, this::run);
     }
 
@@ -230,6 +231,12 @@ public final class MiniLmEmbedder implements Embedder, AutoCloseable {
         } catch (OrtException e) {
             throw new IllegalStateException("cannot load the MiniLM model: " + e.getMessage(), e);
         }
+    }
+
+    private static void daemon(Runnable task) {
+        Thread t = new Thread(task, "minilm-load");
+        t.setDaemon(true);
+        t.start();
     }
 
     private static InputStream resource(String name) throws IOException {
