@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import org.apache.camel.CamelConfiguration;
 import org.apache.camel.CamelContext;
 import org.apache.camel.component.micrometer.MicrometerConstants;
@@ -99,7 +100,8 @@ import org.slf4j.LoggerFactory;
  * (see {@link StoreGauges}), {@value #SERVE_OPERATOR_API} with {@code operator.api-host}, {@code operator.api-port}
  * and {@code operator.api-token} (see {@link OperatorApi}),
  * {@code parse.mode} (pool | in-process; in-process only for debugging: a hostile document can then take
- * the consumer down), {@code chunk.max-chars}, {@code chunk.max-tokens} (default: the model's limit), {@code chunk.overlap-words}, {@code failure.<class>.*} (see
+ * the consumer down), {@code chunk.max-chars}, {@code chunk.max-tokens} (default: the model's limit), {@code chunk.overlap-words}, {@code embed.threads}, {@code embed.batch-chunks} (see
+ * {@link MiniLmEmbedder}), {@code failure.<class>.*} (see
  * {@link RedeliveryPolicies}) and {@code parse.*} (see {@link ParseLimits}).
  */
 public final class AppConfiguration implements CamelConfiguration {
@@ -128,6 +130,21 @@ public final class AppConfiguration implements CamelConfiguration {
         context.addService(new Stopper(started), true, true);
 
         Path dataDir = settings.path("iq.data-dir", "data");
+        // the slow independent steps first, in the background: parser workers (JVM start and warm-up) and the
+        // embedding model load while the database and the broker start
+        ParseLimits limits = parseLimits(settings);
+        boolean inProcess = "in-process".equals(settings.string("parse.mode", "pool"));
+        CompletableFuture<DocumentParser> parserStart = CompletableFuture.supplyAsync(
+                () -> inProcess ? new InProcessPdfParser(limits) : new WorkerPoolParser(limits), task -> {
+                    // a thread of its own: the common pool has one thread on two cores
+                    Thread t = new Thread(task, "parser-start");
+                    t.setDaemon(true);
+                    t.start();
+                });
+        started.push(() -> parserStart.thenAccept(AppConfiguration::closeQuietly));
+        MiniLmEmbedder embedder = new MiniLmEmbedder((int) settings.requiredNumber("embed.threads"),
+                (int) settings.requiredNumber("embed.batch-chunks"));
+        started.push(embedder);
         Database database = openDatabase(settings, registry, started, dataDir);
         Clock clock = Clock.systemUTC();
 
@@ -144,7 +161,6 @@ public final class AppConfiguration implements CamelConfiguration {
         FolderConnector folder = new FolderConnector();
         HttpTimeouts http = httpTimeouts(settings);
         long maxBytes = settings.requiredNumber("ingest.max-bytes");
-        Embedder embedder = new MiniLmEmbedder();
         WindowChunker chunker = chunker(settings, embedder);
         // stopping the context cancels the source requests in flight (ReleasingShutdownStrategy)
         FetchCancellation fetches = new FetchCancellation();
@@ -153,10 +169,7 @@ public final class AppConfiguration implements CamelConfiguration {
         connectors.forEach((scheme, c) -> connectorVersions.put(scheme, c.version()));
         PipelineVersions versions = new PipelineVersions(connectorVersions, ParserVersion.CURRENT, chunker.version(),
                 embedder.version());
-        ParseLimits limits = parseLimits(settings);
-        DocumentParser parser = "in-process".equals(settings.string("parse.mode", "pool"))
-                ? new InProcessPdfParser(limits) : new WorkerPoolParser(limits);
-        started.push(parser);
+        DocumentParser parser = joinParser(parserStart);
         registry.bind("documentParser", parser);
 
         DocumentIndex index = new DocumentIndex(database.dataSource(), embedder.dimensions());
@@ -184,7 +197,7 @@ public final class AppConfiguration implements CamelConfiguration {
         registry.bind("fetcher", new Fetcher(preflight, dataDir.resolve("work"), maxBytes));
         registry.bind("parseStage", new ParseStage(parser));
         registry.bind("chunkStage", new ChunkStage(chunker));
-        registry.bind("embedStage", new EmbedStage(embedder, (int) settings.requiredNumber("embed.batch-chunks")));
+        registry.bind("embedStage", new EmbedStage(embedder));
         registry.bind("indexStage", new IndexStage(index, versions));
         registry.bind("outcomes", new Outcomes(journal, metrics));
         registry.bind("quarantineStore", store);
@@ -230,6 +243,23 @@ public final class AppConfiguration implements CamelConfiguration {
         }
     }
 
+    /** @return the started parser; its start-up failure as thrown by the constructor */
+    private static DocumentParser joinParser(CompletableFuture<DocumentParser> start) throws Exception {
+        try {
+            return start.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            throw e.getCause() instanceof Exception cause ? cause : e;
+        }
+    }
+
+    private static void closeQuietly(AutoCloseable c) {
+        try {
+            c.close();
+        } catch (Exception ignored) {
+            // stopping anyway
+        }
+    }
+
     /**
      * @return the sources of every property source Camel knows ({@code sources.<name>.*}), system
      *     properties ({@code -D}) winning over the files; a missing root fails start-up naming its property
@@ -253,7 +283,8 @@ public final class AppConfiguration implements CamelConfiguration {
         return new WindowChunker(
                 (int) settings.requiredNumber("chunk.max-chars"),
                 (int) settings.number("chunk.max-tokens", embedder.maxTokens()),
-                (int) settings.requiredNumber("chunk.overlap-words"), embedder::countTokens);
+                (int) settings.requiredNumber("chunk.overlap-words"), embedder::countTokens,
+                embedder::countTokensPerWord);
     }
 
     /**

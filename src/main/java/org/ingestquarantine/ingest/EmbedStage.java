@@ -13,18 +13,13 @@ import org.ingestquarantine.ingest.EmbeddedDocument.EmbeddedChunk;
 public final class EmbedStage {
 
     private final Embedder embedder;
-    private final int batchSize;
 
     /**
-     * @param embedder the embedding model
-     * @param batchSize chunks per model call (property {@code embed.batch-chunks}), ≥ 1
+     * @param embedder the embedding model; it batches the chunks itself (with those of other documents in
+     *     flight, see {@link MiniLmEmbedder})
      */
-    public EmbedStage(Embedder embedder, int batchSize) {
-        if (batchSize < 1) {
-            throw new IllegalArgumentException("embed.batch-chunks must be >= 1, was " + batchSize);
-        }
+    public EmbedStage(Embedder embedder) {
         this.embedder = embedder;
-        this.batchSize = batchSize;
     }
 
     /**
@@ -42,17 +37,14 @@ public final class EmbedStage {
             }
         }
         List<EmbeddedChunk> out = new ArrayList<>(chunks.size());
-        for (int from = 0; from < chunks.size(); from += batchSize) {
-            List<TextChunk> batch = chunks.subList(from, Math.min(chunks.size(), from + batchSize));
-            List<float[]> vectors = embedder.embed(batch.stream().map(TextChunk::text).toList());
-            for (int i = 0; i < batch.size(); i++) {
-                float[] v = vectors.get(i);
-                if (v.length != embedder.dimensions()) {
-                    throw new DownstreamContractException("vector_width", "the model returned " + v.length
-                            + " dimensions, the index expects " + embedder.dimensions());
-                }
-                out.add(new EmbeddedChunk(batch.get(i), v));
+        List<float[]> vectors = embedder.embed(chunks.stream().map(TextChunk::text).toList());
+        for (int i = 0; i < chunks.size(); i++) {
+            float[] v = vectors.get(i);
+            if (v.length != embedder.dimensions()) {
+                throw new DownstreamContractException("vector_width", "the model returned " + v.length
+                        + " dimensions, the index expects " + embedder.dimensions());
             }
+            out.add(new EmbeddedChunk(chunks.get(i), v));
         }
         return new EmbeddedDocument(chunked.pageCount(), chunked.pagesLost(), out);
     }

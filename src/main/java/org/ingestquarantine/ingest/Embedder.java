@@ -21,6 +21,16 @@ public interface Embedder {
     int countTokens(String text);
 
     /**
+     * @param text a page's text
+     * @param starts start offset of each word, ascending
+     * @param ends end offset (exclusive) of each word
+     * @return each word's tokens, as {@link #countTokens} counts them; by default one call of it per word
+     */
+    default int[] countTokensPerWord(String text, int[] starts, int[] ends) {
+        return WordTokenCounter.eachWord(this::countTokens).counts(text, starts, ends);
+    }
+
+    /**
      * @param texts inputs, each within {@link #maxTokens()}
      * @return one vector per input, in order
      */

@@ -3,6 +3,8 @@ package org.ingestquarantine.ingest;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.ToIntFunction;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Greedy word windows: words are added to a chunk until it would pass {@code maxChars} characters or
@@ -12,6 +14,10 @@ import java.util.function.ToIntFunction;
  * page range. A word longer than either limit (a long unbroken token: a URL, a hash, base64) is cut into
  * pieces that each fit both limits, cut by the tokenizer's count and not only by characters; every character
  * of every word lands in a chunk (only runs of whitespace are normalised to one space, NUL to a space).
+ *
+ * <p>Each page is tokenised once ({@link WordTokenCounter}: the tokens of every word, from one call of the
+ * model's tokenizer with offsets), windows are cut on those counts, and each window is counted once more as a
+ * whole to make sure (a tokenizer whose counts do not add up over words gets its window shrunk as before).
  */
 public final class WindowChunker implements Chunker {
 
@@ -21,20 +27,37 @@ public final class WindowChunker implements Chunker {
     public static final int DEFAULT_OVERLAP_WORDS = 20;
 
     private static final String NAME = "window";
-    private static final int REVISION = 2;
+    /** A word: a run of anything but whitespace, as {@code split("\\s+")} leaves them. */
+    private static final Pattern WORD = Pattern.compile("\\S+");
+    private static final int REVISION = 3;
 
     private final int maxChars;
     private final int maxTokens;
     private final int overlapWords;
     private final ToIntFunction<String> tokenCount;
+    private final WordTokenCounter wordTokens;
 
     /**
+     * Counts each word's tokens with {@code tokenCount}, one call per word; see the other constructor.
+     *
      * @param maxChars most characters in a chunk, &gt; 0
      * @param maxTokens most tokens in a chunk, &gt; 0: the embedding model's context
      * @param overlapWords words repeated between chunks, ≥ 0
      * @param tokenCount counts tokens as the embedding model does
      */
     public WindowChunker(int maxChars, int maxTokens, int overlapWords, ToIntFunction<String> tokenCount) {
+        this(maxChars, maxTokens, overlapWords, tokenCount, WordTokenCounter.eachWord(tokenCount));
+    }
+
+    /**
+     * @param maxChars most characters in a chunk, &gt; 0
+     * @param maxTokens most tokens in a chunk, &gt; 0: the embedding model's context
+     * @param overlapWords words repeated between chunks, ≥ 0
+     * @param tokenCount counts tokens as the embedding model does
+     * @param wordTokens the same tokenizer's count for every word of a page, from one pass over the page
+     */
+    public WindowChunker(int maxChars, int maxTokens, int overlapWords, ToIntFunction<String> tokenCount,
+                         WordTokenCounter wordTokens) {
         if (maxChars <= 0 || maxTokens <= 0 || overlapWords < 0) {
             throw new IllegalArgumentException("chunk limits must be positive: maxChars=" + maxChars
                     + ", maxTokens=" + maxTokens + ", overlapWords=" + overlapWords);
@@ -43,6 +66,7 @@ public final class WindowChunker implements Chunker {
         this.maxTokens = maxTokens;
         this.overlapWords = overlapWords;
         this.tokenCount = tokenCount;
+        this.wordTokens = wordTokens;
     }
 
     @Override
@@ -54,18 +78,33 @@ public final class WindowChunker implements Chunker {
     public List<TextChunk> chunk(List<String> pageTexts) {
         List<String> words = new ArrayList<>();
         List<Integer> pages = new ArrayList<>();
+        List<Integer> tokens = new ArrayList<>();
+        Matcher word = WORD.matcher("");
         for (int p = 0; p < pageTexts.size(); p++) {
             String text = pageTexts.get(p);
             if (text == null) {
                 continue;
             }
             // PostgreSQL text cannot hold NUL; PDFs can yield it
-            for (String w : text.replace('\u0000', ' ').split("\\s+")) {
-                if (!w.isEmpty()) {
-                    for (String piece : pieces(w)) {
-                        words.add(piece);
-                        pages.add(p + 1);
-                    }
+            text = text.replace('\u0000', ' ');
+            List<int[]> spans = new ArrayList<>();
+            word.reset(text);
+            while (word.find()) {
+                spans.add(new int[] {word.start(), word.end()});
+            }
+            if (spans.isEmpty()) {
+                continue;
+            }
+            int[] starts = spans.stream().mapToInt(a -> a[0]).toArray();
+            int[] ends = spans.stream().mapToInt(a -> a[1]).toArray();
+            int[] counts = wordTokens.counts(text, starts, ends);
+            for (int w = 0; w < starts.length; w++) {
+                String whole = text.substring(starts[w], ends[w]);
+                List<String> pieces = pieces(whole);
+                for (String piece : pieces) {
+                    words.add(piece);
+                    pages.add(p + 1);
+                    tokens.add(pieces.size() == 1 ? counts[w] : tokenCount.applyAsInt(piece));
                 }
             }
         }
@@ -74,8 +113,11 @@ public final class WindowChunker implements Chunker {
         while (start < words.size()) {
             int end = start;
             int chars = 0;
-            while (end < words.size() && chars + words.get(end).length() + 1 <= maxChars + 1) {
+            int count = 0;
+            while (end < words.size() && chars + words.get(end).length() + 1 <= maxChars + 1
+                    && count + tokens.get(end) <= maxTokens) {
                 chars += words.get(end).length() + 1;
+                count += tokens.get(end);
                 end++;
             }
             end = Math.max(end, start + 1);

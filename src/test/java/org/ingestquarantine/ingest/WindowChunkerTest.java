@@ -44,7 +44,7 @@ class WindowChunkerTest {
 
     @Test
     void shouldNameItsLimitsInItsVersion() {
-        assertThat(new WindowChunker(1000, 256, 20, String::length).version()).isEqualTo("window-2(1000c/256t/20o)");
+        assertThat(new WindowChunker(1000, 256, 20, String::length).version()).isEqualTo("window-3(1000c/256t/20o)");
     }
 
     @Test

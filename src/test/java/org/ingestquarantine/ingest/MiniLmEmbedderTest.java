@@ -1,0 +1,178 @@
+package org.ingestquarantine.ingest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.langchain4j.data.segment.TextSegment;
+import dev.langchain4j.model.embedding.onnx.HuggingFaceTokenCountEstimator;
+import dev.langchain4j.model.embedding.onnx.allminilml6v2.AllMiniLmL6V2EmbeddingModel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.ingestquarantine.parse.InProcessPdfParser;
+import org.ingestquarantine.parse.ParsedDocument;
+import org.ingestquarantine.testsupport.Corpus;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Our own ONNX session gives the vectors langchain4j's AllMiniLmL6V2EmbeddingModel gave (the index's
+ * embedder_version is unchanged), on real chunks: the sample PDFs and, where the shared corpus is beside
+ * the repository, a few of its documents; and counts tokens as langchain4j's estimator did.
+ */
+class MiniLmEmbedderTest {
+
+    /** Corpus documents of several kinds: a paper, a protected report, a code listing, a form, an EU text. */
+    private static final List<String> CORPUS_FILES = List.of("c0012.pdf", "c0018.pdf", "c0023.pdf", "c0031.pdf",
+            "c0046.pdf", "c0047.pdf");
+
+    private static MiniLmEmbedder embedder;
+    private static List<String> chunks;
+
+    @BeforeAll
+    static void load() {
+        // a batch of 7 so that batches mix documents and lengths, and padding is exercised
+        embedder = new MiniLmEmbedder(2, 7);
+    }
+
+    @AfterAll
+    static void close() {
+        embedder.close();
+    }
+
+    @Test
+    void shouldGiveLangchain4jsVectorsOnRealChunks() throws Exception {
+        List<String> texts = realChunks();
+        assertThat(texts).hasSizeGreaterThan(30);
+        List<float[]> ours = embedder.embed(texts);
+        AllMiniLmL6V2EmbeddingModel reference = new AllMiniLmL6V2EmbeddingModel();
+        List<float[]> theirs = reference.embedAll(texts.stream().map(TextSegment::from).toList()).content().stream()
+                .map(e -> e.vector()).toList();
+        double worst = 1;
+        for (int i = 0; i < texts.size(); i++) {
+            assertThat(ours.get(i)).hasSize(MiniLmEmbedder.DIMENSIONS);
+            worst = Math.min(worst, cosine(ours.get(i), theirs.get(i)));
+        }
+        assertThat(1 - worst).as("largest cosine distance over %d chunks", texts.size()).isLessThan(1e-5);
+    }
+
+    @Test
+    void shouldCountTokensAsLangchain4jsEstimator() throws Exception {
+        HuggingFaceTokenCountEstimator estimator = new HuggingFaceTokenCountEstimator();
+        for (String text : realChunks()) {
+            assertThat(embedder.countTokens(text)).isEqualTo(estimator.estimateTokenCountInText(text));
+        }
+    }
+
+    @Test
+    void shouldCountEveryWordsTokensInOnePassAsWordByWord() throws Exception {
+        for (String page : pages()) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\S+").matcher(page);
+            List<Integer> starts = new ArrayList<>();
+            List<Integer> ends = new ArrayList<>();
+            while (m.find()) {
+                starts.add(m.start());
+                ends.add(m.end());
+            }
+            int[] s = starts.stream().mapToInt(Integer::intValue).toArray();
+            int[] e = ends.stream().mapToInt(Integer::intValue).toArray();
+            assertThat(embedder.countTokensPerWord(page, s, e))
+                    .containsExactly(WordTokenCounter.eachWord(embedder::countTokens).counts(page, s, e));
+        }
+    }
+
+    @Test
+    void shouldKeepEveryRealChunkWithinTheModelsLimitWithAboutOneCountPerChunk() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+        WindowChunker chunker = new WindowChunker(WindowChunker.DEFAULT_MAX_CHARS, MiniLmEmbedder.MAX_TOKENS,
+                WindowChunker.DEFAULT_OVERLAP_WORDS, t -> {
+                    calls.incrementAndGet();
+                    return embedder.countTokens(t);
+                }, embedder::countTokensPerWord);
+        List<TextChunk> all = chunker.chunk(pages());
+        assertThat(all).allSatisfy(c -> assertThat(embedder.countTokens(c.text()))
+                .isLessThanOrEqualTo(MiniLmEmbedder.MAX_TOKENS));
+        assertThat(calls.get()).as("tokenizer calls for %d chunks", all.size()).isLessThanOrEqualTo(all.size() + 5);
+    }
+
+    @Test
+    void shouldEmbedConcurrentCallersEachInOrder() throws Exception {
+        List<String> a = List.of("the contract ends in May", "invoices are due in thirty days", "short");
+        List<String> b = List.of("a quite different sentence about parsing PDF files", "x");
+        List<float[]> aAlone = embedder.embed(a);
+        List<List<float[]>> results = new ArrayList<>();
+        Thread other = new Thread(() -> results.add(embedder.embed(b)));
+        other.start();
+        List<float[]> aAgain = embedder.embed(a);
+        other.join();
+        List<float[]> bAlone = embedder.embed(b);
+        for (int i = 0; i < a.size(); i++) {
+            assertThat(cosine(aAgain.get(i), aAlone.get(i))).isGreaterThan(1 - 1e-5);
+        }
+        for (int i = 0; i < b.size(); i++) {
+            assertThat(cosine(results.get(0).get(i), bAlone.get(i))).isGreaterThan(1 - 1e-5);
+        }
+    }
+
+    /** @return the pages of the sample and corpus documents that parse */
+    private static List<String> pages() throws Exception {
+        List<String> pages = new ArrayList<>();
+        InProcessPdfParser parser = new InProcessPdfParser();
+        for (Path file : files()) {
+            try {
+                parser.parse(file).pageTexts().stream().filter(t -> t != null).forEach(pages::add);
+            } catch (Exception notParsable) {
+                // the samples include broken files on purpose
+            }
+        }
+        return pages;
+    }
+
+    private static List<Path> files() throws Exception {
+        List<Path> files = new ArrayList<>();
+        try (var samples = Files.list(Path.of("samples", "pdfs"))) {
+            samples.sorted().forEach(files::add);
+        }
+        if (Files.isDirectory(Corpus.PDFS)) {
+            CORPUS_FILES.stream().map(Corpus::file).filter(Files::isRegularFile).forEach(files::add);
+        }
+        return files;
+    }
+
+    private static synchronized List<String> realChunks() throws Exception {
+        if (chunks == null) {
+            chunks = chunksOfFiles();
+        }
+        return chunks;
+    }
+
+    private static List<String> chunksOfFiles() throws Exception {
+        List<Path> files = files();
+        InProcessPdfParser parser = new InProcessPdfParser();
+        WindowChunker chunker = new WindowChunker(WindowChunker.DEFAULT_MAX_CHARS, MiniLmEmbedder.MAX_TOKENS,
+                WindowChunker.DEFAULT_OVERLAP_WORDS, embedder::countTokens, embedder::countTokensPerWord);
+        List<String> texts = new ArrayList<>();
+        for (Path file : files) {
+            try {
+                ParsedDocument parsed = parser.parse(file);
+                chunker.chunk(parsed.pageTexts()).stream().limit(12).forEach(c -> texts.add(c.text()));
+            } catch (Exception notParsable) {
+                // the samples include broken files on purpose
+            }
+        }
+        return texts;
+    }
+
+    private static double cosine(float[] x, float[] y) {
+        double dot = 0;
+        double nx = 0;
+        double ny = 0;
+        for (int i = 0; i < x.length; i++) {
+            dot += x[i] * y[i];
+            nx += x[i] * x[i];
+            ny += y[i] * y[i];
+        }
+        return dot / Math.sqrt(nx * ny);
+    }
+}
