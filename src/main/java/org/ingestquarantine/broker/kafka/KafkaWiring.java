@@ -15,7 +15,9 @@ import org.ingestquarantine.pipeline.Settings;
 
 /**
  * The {@code kafka} profile's beans: the broker adapter, the ingest publisher (bean
- * {@code ingestPublisher}) and the dead-letter copy, on one producer and one admin client.
+ * {@code ingestPublisher}) and the dead-letter copy, on one producer and one admin client, and the
+ * consumer's client factory ({@link KafkaKeepAlive}, bean {@value KafkaKeepAlive#BEAN}), which keeps a consumer
+ * polling every {@code delivery.heartbeat-interval-ms} while its thread works on a document.
  * The consumer itself is the route's {@code ingest.from-uri} (application-kafka.properties).
  *
  * <p>Properties, all in application-kafka.properties with their units: {@code kafka.bootstrap-servers},
@@ -48,6 +50,9 @@ public final class KafkaWiring implements BrokerWiring {
                 AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) timeout.toMillis()));
         setup.closeOnStop().accept(admin);
         setup.registry().bind("ingestPublisher", new KafkaIngestPublisher(producer, admin, topic, groupId, timeout));
+        KafkaKeepAlive keepAlive = new KafkaKeepAlive(settings.requiredMillis("delivery.heartbeat-interval-ms"));
+        setup.closeOnStop().accept(keepAlive);
+        setup.registry().bind(KafkaKeepAlive.BEAN, keepAlive);
         KafkaDeadLetters deadLetters = new KafkaDeadLetters(producer, settings.required("kafka.dlq-topic"),
                 setup.store(), timeout);
         return new KafkaBrokerAdapter(setup.journal(), deadLetters, settings.requiredMillis("kafka.release-max-wait-ms"));
