@@ -124,6 +124,8 @@ public final class DeliveryGuard {
         while (open.anyLive()) {
             waitedFor.addAll(open.live());
             if (System.nanoTime() - deadline >= 0 || !pause()) {
+                LOG.info("{} still worked on elsewhere; handed back for {} ms, not counted", LogSafe.identity(key),
+                        journal.lease().duration().toMillis());
                 exchange.setProperty(PipelineKeys.BACKOFF, journal.lease().duration());
                 throw new AttemptInProgressException(open.live().size());
             }
