@@ -25,7 +25,9 @@ import org.ingestquarantine.db.Database;
 import org.ingestquarantine.db.EmbeddedPostgresService;
 import org.ingestquarantine.db.Jdbc;
 import org.ingestquarantine.db.NamedSqlStrategy;
+import org.ingestquarantine.delivery.AttemptHeartbeat;
 import org.ingestquarantine.delivery.AttemptJournal;
+import org.ingestquarantine.delivery.AttemptLease;
 import org.ingestquarantine.delivery.BrokerAdapter;
 import org.ingestquarantine.delivery.BrokerSetup;
 import org.ingestquarantine.delivery.BrokerWiring;
@@ -87,7 +89,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Properties read here (defaults in {@code application.properties}; units in the names):
  * {@code iq.data-dir}, {@code db.mode} (embedded | external), {@code db.url}, {@code db.user},
- * {@code db.password}, {@code db.port}, {@code db.connect-timeout-ms}, {@code broker.kind} (sqs |
+ * {@code db.password}, {@code db.port}, {@code db.connect-timeout-ms}, {@code delivery.lease-ms},
+ * {@code delivery.heartbeat-interval-ms}, {@code delivery.live-attempt-wait-ms} (see {@link AttemptJournal},
+ * {@link AttemptHeartbeat}, {@link DeliveryGuard}), {@code broker.kind} (sqs |
  * rabbitmq | kafka), {@code sqs.mode} (embedded | external), {@code sqs.port}, {@code sqs.endpoint-url},
  * {@code sqs.region}, {@code sqs.queue}, {@code iq.broker-configs-dir}, {@code ingest.max-bytes},
  * {@code http.connect-timeout-ms}, {@code http.idle-timeout-ms}, {@code http.body-deadline-ms},
@@ -151,7 +155,10 @@ public final class AppConfiguration implements CamelConfiguration {
         ClassifyFailure classification = new ClassifyFailure(ErrorTaxonomy.standard());
         RedeliveryPolicies policies = RedeliveryPolicies.fromProperties(settings::find);
         PipelineMetrics metrics = new PipelineMetrics(startMetrics(settings, registry, started, database, clock));
-        AttemptJournal journal = new AttemptJournal(database.dataSource(), clock);
+        AttemptJournal journal = new AttemptJournal(database.dataSource(), clock,
+                AttemptLease.forThisProcess(settings.requiredMillis("delivery.lease-ms")));
+        Duration heartbeat = settings.requiredMillis("delivery.heartbeat-interval-ms");
+        started.push(AttemptHeartbeat.start(journal, heartbeat));
         LocalPayloadStore payloads = new LocalPayloadStore(dataDir.resolve("objects"));
         QuarantineStore store = new QuarantineStore(database.dataSource(), payloads,
                 source -> settings.find("sources." + source + ".owner"), clock);
@@ -191,7 +198,8 @@ public final class AppConfiguration implements CamelConfiguration {
         registry.bind("namedSqlStrategy", new NamedSqlStrategy());
         context.getPropertiesComponent().addOverrideProperty(QuarantineStore.RECORD_PARAMETERS_PROPERTY,
                 Integer.toString(QuarantineStore.recordParameters()));
-        registry.bind("deliveryGuard", new DeliveryGuard(broker, journal, policies, inFlight));
+        registry.bind("deliveryGuard", new DeliveryGuard(broker, journal, policies, inFlight, heartbeat,
+                settings.requiredMillis("delivery.live-attempt-wait-ms")));
         registry.bind("messageReader", new MessageReader());
         registry.bind("preflight", preflight);
         registry.bind("fetcher", new Fetcher(preflight, dataDir.resolve("work"), maxBytes));

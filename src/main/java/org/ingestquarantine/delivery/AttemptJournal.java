@@ -4,9 +4,12 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import javax.sql.DataSource;
 import org.ingestquarantine.db.Jdbc;
@@ -17,9 +20,17 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The attempt journal (DESIGN §2), table {@code attempt_journal}: a row is written when an attempt at a
- * message starts and closed with its outcome when it ends. An attempt that was started and never closed
- * is a death. The resource_fatal guard counts deaths, not deliveries; for Kafka, which has no delivery
- * count, {@link #attempts(String)} is the counter. Each call commits on its own. Thread-safe.
+ * message starts and closed with its outcome when it ends. The resource_fatal guard counts deaths, not
+ * deliveries; for Kafka, which has no delivery count, {@link #attempts(String)} is the counter. Each call
+ * commits on its own. Thread-safe.
+ *
+ * <p><b>Leases.</b> Each attempt names its owner (this process, {@link AttemptLease#owner()}) and carries
+ * {@code lease_until}, set to the database's clock + the lease when it opens and moved forward by
+ * {@link #renewLeases()} (one statement for all of this process's live attempts, called by
+ * {@link AttemptHeartbeat}). An open attempt is a <em>death</em> only once its lease has run out: its owner
+ * stopped beating, so it died. An open attempt whose lease still runs is <em>live</em>: another process
+ * (or another consumer thread) is working on the message right now ({@link #openAttempts}). With
+ * {@link AttemptLease#NONE} every open attempt is a death at once, as before leases.
  *
  * <p>A close that cannot be written because the database is unreachable is kept in memory and written
  * before the next {@link #deaths(String)} read, so an attempt cut short by an outage (its message released,
@@ -32,6 +43,9 @@ public final class AttemptJournal {
 
     private final Jdbc jdbc;
     private final Clock clock;
+    private final AttemptLease lease;
+    /** Attempts of this process whose lease the heartbeat renews: open ones, and closes not yet written. */
+    private final Set<Long> live = ConcurrentHashMap.newKeySet();
     /** Closes not yet written because the database was unreachable, by attempt id. */
     private final Map<Long, UnwrittenClose> unwritten = new ConcurrentHashMap<>();
 
@@ -43,8 +57,23 @@ public final class AttemptJournal {
      * @param clock source of started, stage and closed times
      */
     public AttemptJournal(DataSource dataSource, Clock clock) {
+        this(dataSource, clock, AttemptLease.NONE);
+    }
+
+    /**
+     * @param dataSource a pool on the migrated schema
+     * @param clock source of started, stage and closed times (leases use the database's clock)
+     * @param lease the owner written on every attempt this journal opens, and its lease
+     */
+    public AttemptJournal(DataSource dataSource, Clock clock, AttemptLease lease) {
         this.jdbc = new Jdbc(dataSource);
         this.clock = Objects.requireNonNull(clock, "clock");
+        this.lease = Objects.requireNonNull(lease, "lease");
+    }
+
+    /** @return the owner and lease of the attempts this journal opens */
+    public AttemptLease lease() {
+        return lease;
     }
 
     /**
@@ -64,10 +93,16 @@ public final class AttemptJournal {
         if (deliveryCount < 1) {
             throw new IllegalArgumentException("deliveryCount starts at 1, was " + deliveryCount);
         }
-        String sql = "INSERT INTO attempt_journal (delivery_key, source, doc_id, delivery_count, started_at)"
-                + " VALUES (?, ?, ?, ?, ?) RETURNING attempt_id";
+        String sql = "INSERT INTO attempt_journal (delivery_key, source, doc_id, delivery_count, started_at, owner,"
+                + " lease_until) VALUES (?, ?, ?, ?, ?, ?, clock_timestamp() + ? * interval '1 millisecond')"
+                + " RETURNING attempt_id";
         try {
-            return jdbc.queryFirst(sql, rs -> rs.getLong(1), deliveryKey, source, docId, deliveryCount, now()).orElseThrow();
+            long id = jdbc.queryFirst(sql, rs -> rs.getLong(1), deliveryKey, source, docId, deliveryCount, now(),
+                    lease.owner(), lease.duration().toMillis()).orElseThrow();
+            if (!lease.duration().isZero()) {
+                live.add(id);
+            }
+            return id;
         } catch (SQLException e) {
             throw failure("attempt for delivery " + deliveryKey + " was not journalled", e);
         }
@@ -112,6 +147,7 @@ public final class AttemptJournal {
         Instant closedAt = clock.instant().truncatedTo(ChronoUnit.MICROS);
         try {
             writeClose(attemptId, outcome, closedAt);
+            live.remove(attemptId);
         } catch (JournalWriteException e) {
             unwritten.put(attemptId, new UnwrittenClose(outcome, closedAt));
             LOG.warn("attempt {} closed as {} but not written (PostgreSQL unreachable); it is written before the"
@@ -142,7 +178,49 @@ public final class AttemptJournal {
                 // nothing left to close
             }
             unwritten.remove(e.getKey(), e.getValue());
+            live.remove(e.getKey());
         }
+    }
+
+    /**
+     * Stops renewing an attempt whose delivery has ended in this process, closed or not (a close not yet
+     * written stays renewed until it is). An attempt left open this way becomes a death when its lease runs out.
+     *
+     * @param attemptId an id from {@link #open}
+     */
+    public void forget(long attemptId) {
+        if (!unwritten.containsKey(attemptId)) {
+            live.remove(attemptId);
+        }
+    }
+
+    /**
+     * The heartbeat: writes the closes kept during an outage, then moves the lease of every attempt this
+     * process still works on to the database's clock + the lease, in ONE statement whatever their number
+     * (none when there is no live attempt).
+     *
+     * @return attempts renewed
+     * @throws JournalWriteException if the database fails (the leases then run on; a lease a little longer
+     *     than a few heartbeat intervals survives a short outage)
+     */
+    public int renewLeases() {
+        writeUnwrittenCloses();
+        if (live.isEmpty()) {
+            return 0;
+        }
+        Long[] ids = live.toArray(Long[]::new);
+        String sql = "UPDATE attempt_journal SET lease_until = clock_timestamp() + ? * interval '1 millisecond'"
+                + " WHERE attempt_id = ANY (?) AND closed_at IS NULL";
+        try {
+            return jdbc.update(sql, lease.duration().toMillis(), ids);
+        } catch (SQLException e) {
+            throw failure("the leases of " + ids.length + " live attempt(s) were not renewed", e);
+        }
+    }
+
+    /** @return attempts whose lease this process renews (open ones, and closes not yet written) */
+    public int liveInThisProcess() {
+        return live.size();
     }
 
     /**
@@ -167,22 +245,80 @@ public final class AttemptJournal {
 
     /**
      * @param deliveryKey broker message identity
-     * @return attempts for the key that were started and never closed, with the last stage the most recent
-     *         of them reached; {@link Deaths#NONE} if none. Closes kept during an outage are written first.
+     * @return attempts for the key that were started and never closed and whose lease has run out, with the
+     *         last stage the most recent of them reached; {@link Deaths#NONE} if none. Closes kept during an
+     *         outage are written first.
      * @throws JournalWriteException if the database fails
      */
     public Deaths deaths(String deliveryKey) {
+        return openAttempts(deliveryKey).deaths();
+    }
+
+    /**
+     * The open attempts of one message, in one query: the live ones (lease still running) and the deaths.
+     *
+     * @param live ids of open attempts whose lease still runs, oldest first; empty if none
+     * @param deaths open attempts whose lease has run out
+     */
+    public record OpenAttempts(List<Long> live, Deaths deaths) {
+
+        /** Nothing open. */
+        public static final OpenAttempts NONE = new OpenAttempts(List.of(), Deaths.NONE);
+
+        /** @return whether another attempt at the message is running now */
+        public boolean anyLive() {
+            return !live.isEmpty();
+        }
+    }
+
+    /**
+     * @param deliveryKey broker message identity
+     * @return its open attempts, live and dead, judged by the database's clock. Closes kept during an outage
+     *     are written first.
+     * @throws JournalWriteException if the database fails
+     */
+    public OpenAttempts openAttempts(String deliveryKey) {
         writeUnwrittenCloses();
         String sql = """
-                SELECT count(*) OVER () AS deaths, stage, started_at FROM attempt_journal
-                WHERE delivery_key = ? AND closed_at IS NULL
-                ORDER BY started_at DESC, attempt_id DESC LIMIT 1
+                WITH open AS (
+                    SELECT attempt_id, stage, started_at,
+                           coalesce(lease_until > clock_timestamp(), false) AS live
+                    FROM attempt_journal WHERE delivery_key = ? AND closed_at IS NULL)
+                SELECT (SELECT array_agg(attempt_id ORDER BY attempt_id) FROM open WHERE live) AS live,
+                       (SELECT count(*) FROM open WHERE NOT live) AS deaths, d.stage, d.started_at
+                FROM (SELECT 1) one LEFT JOIN LATERAL (
+                    SELECT stage, started_at FROM open WHERE NOT live
+                    ORDER BY started_at DESC, attempt_id DESC LIMIT 1) d ON true
                 """;
         try {
-            return jdbc.queryFirst(sql, rs -> new Deaths(rs.getInt("deaths"), rs.getString("stage"),
-                    SqlTime.get(rs, "started_at")), deliveryKey).orElse(Deaths.NONE);
+            return jdbc.queryFirst(sql, rs -> {
+                java.sql.Array ids = rs.getArray("live");
+                List<Long> live = ids == null ? List.of() : List.of((Long[]) ids.getArray());
+                int deaths = rs.getInt("deaths");
+                return new OpenAttempts(live, deaths == 0 ? Deaths.NONE
+                        : new Deaths(deaths, rs.getString("stage"), SqlTime.get(rs, "started_at")));
+            }, deliveryKey).orElse(OpenAttempts.NONE);
         } catch (SQLException e) {
-            throw failure("deaths of delivery " + deliveryKey + " could not be read", e);
+            throw failure("open attempts of delivery " + deliveryKey + " could not be read", e);
+        }
+    }
+
+    /**
+     * @param attemptIds attempts, e.g. the live ones a delivery waited for
+     * @return whether any of them closed with a committed outcome (indexed, skipped or quarantined): the
+     *     message is settled, and a further delivery of it has nothing left to do
+     * @throws JournalWriteException if the database fails
+     */
+    public boolean settledAny(Collection<Long> attemptIds) {
+        if (attemptIds.isEmpty()) {
+            return false;
+        }
+        String sql = "SELECT count(*) FROM attempt_journal WHERE attempt_id = ANY (?)"
+                + " AND outcome IN ('indexed', 'skipped', 'quarantined')";
+        try {
+            return jdbc.queryFirst(sql, rs -> rs.getLong(1), (Object) attemptIds.toArray(Long[]::new)).orElse(0L) > 0;
+        } catch (SQLException e) {
+            throw failure("outcomes of attempts " + attemptIds + " could not be read", e);
         }
     }
 

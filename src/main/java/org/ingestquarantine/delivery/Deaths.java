@@ -3,7 +3,8 @@ package org.ingestquarantine.delivery;
 import java.time.Instant;
 
 /**
- * Attempts of one delivery key that were started and never closed: the consumer died mid-message.
+ * Attempts of one delivery key that were started, never closed, and whose lease ran out: the consumer that
+ * owned them died mid-message (see {@link AttemptJournal}, "Leases").
  *
  * @param count unclosed attempts, 0 if none
  * @param lastStage the stage the most recent of them reached, or null if none (or it recorded none)

@@ -1,6 +1,11 @@
 package org.ingestquarantine.delivery;
 
+import java.time.Duration;
+import java.util.LinkedHashSet;
+import java.util.Objects;
+import java.util.Set;
 import org.apache.camel.Exchange;
+import org.apache.camel.support.SynchronizationAdapter;
 import org.ingestquarantine.failure.ErrorClass;
 import org.ingestquarantine.failure.RedeliveryPolicies;
 import org.ingestquarantine.failure.ShutdownException;
@@ -17,6 +22,15 @@ import org.ingestquarantine.pipeline.PipelineKeys;
  * death. Once the deaths reach the resource_fatal budget ({@code retries + 1}), this delivery throws
  * {@link ConsumerDiedException} and the message is quarantined as resource_fatal without being
  * processed again.
+ *
+ * <p><b>Live attempts.</b> An open attempt whose lease still runs is not a death: another consumer is
+ * working on the message now (SQS handed it out again, Kafka moved its partition). This delivery then waits,
+ * reading the journal every {@code pollInterval}, while the broker keeps the message for it (SQS visibility is
+ * extended, Kafka's consumer keeps polling, RabbitMQ holds an unacknowledged message), until no attempt is
+ * live: if one it waited for committed its outcome, the message is settled and this delivery is acknowledged
+ * with no work ({@link PipelineKeys#SETTLED_ELSEWHERE}); otherwise (released, or its owner died) it goes on
+ * as usual. Still live after {@code maxWait}: it throws {@link AttemptInProgressException} and is handed
+ * back after one lease, with no attempt opened.
  */
 public final class DeliveryGuard {
 
@@ -26,19 +40,27 @@ public final class DeliveryGuard {
     private final AttemptJournal journal;
     private final RedeliveryPolicies policies;
     private final InFlightAttempts inFlight;
+    private final Duration pollInterval;
+    private final Duration maxWait;
 
     /**
      * @param broker reads the delivery key and count
      * @param journal the attempt journal
      * @param policies gives the resource_fatal budget
      * @param inFlight remembers every attempt opened until its exchange completes (for the shutdown)
+     * @param pollInterval how often a delivery waiting for a live attempt reads the journal (property
+     *     {@code delivery.heartbeat-interval-ms})
+     * @param maxWait the longest such a wait (property {@code delivery.live-attempt-wait-ms}); zero = hand
+     *     back at once
      */
     public DeliveryGuard(BrokerAdapter broker, AttemptJournal journal, RedeliveryPolicies policies,
-                         InFlightAttempts inFlight) {
+                         InFlightAttempts inFlight, Duration pollInterval, Duration maxWait) {
         this.broker = broker;
         this.journal = journal;
         this.policies = policies;
-        this.inFlight = inFlight;
+        this.inFlight = Objects.requireNonNull(inFlight, "inFlight");
+        this.pollInterval = Objects.requireNonNull(pollInterval, "pollInterval");
+        this.maxWait = Objects.requireNonNull(maxWait, "maxWait");
     }
 
     /**
@@ -59,6 +81,7 @@ public final class DeliveryGuard {
      * @param exchange the consumed message, after {@link #capture} and after the message was read
      * @throws ConsumerDiedException when earlier attempts died as often as resource_fatal allows
      * @throws ShutdownException when this process is stopping (no attempt is opened; the message goes back)
+     * @throws AttemptInProgressException when another attempt stayed live for the whole wait
      */
     public void admit(Exchange exchange) {
         if (inFlight.isStopping()) {
@@ -66,7 +89,18 @@ public final class DeliveryGuard {
         }
         String key = exchange.getProperty(PipelineKeys.DELIVERY_KEY, String.class);
         int count = exchange.getProperty(PipelineKeys.DELIVERY_COUNT, Integer.class);
-        Deaths deaths = journal.deaths(key);
+        AttemptJournal.OpenAttempts open = journal.openAttempts(key);
+        if (open.anyLive()) {
+            Set<Long> waitedFor = new LinkedHashSet<>();
+            open = awaitNoLiveAttempt(exchange, key, open, waitedFor);
+            if (journal.settledAny(waitedFor)) {
+                LOG.info("{}: the attempt this delivery waited for settled the message; acknowledged, no work",
+                        LogSafe.identity(key));
+                exchange.setProperty(PipelineKeys.SETTLED_ELSEWHERE, Boolean.TRUE);
+                return;
+            }
+        }
+        Deaths deaths = open.deaths();
         if (count > 1 || deaths.count() > 0) {
             LOG.info("{} delivered {} times; {} earlier attempt(s) never finished", LogSafe.identity(key), count,
                     deaths.count());
@@ -81,5 +115,42 @@ public final class DeliveryGuard {
         long attemptId = journal.open(key, message.source(), message.docId(), count);
         exchange.setProperty(PipelineKeys.ATTEMPT_ID, attemptId);
         inFlight.add(attemptId, exchange);
+        // whatever happens next, the heartbeat stops renewing this attempt once the delivery ends
+        exchange.getExchangeExtension().addOnCompletion(new SynchronizationAdapter() {
+            @Override
+            public void onDone(Exchange done) {
+                journal.forget(attemptId);
+            }
+        });
+    }
+
+    /** Waits while another attempt at {@code key} is live; returns the open attempts once none is. */
+    private AttemptJournal.OpenAttempts awaitNoLiveAttempt(Exchange exchange, String key,
+                                                           AttemptJournal.OpenAttempts open, Set<Long> waitedFor) {
+        LOG.info("{} is being worked on by {} live attempt(s) elsewhere; waiting for them", LogSafe.identity(key),
+                open.live().size());
+        long deadline = System.nanoTime() + maxWait.toNanos();
+        while (open.anyLive()) {
+            waitedFor.addAll(open.live());
+            if (System.nanoTime() - deadline >= 0 || inFlight.isStopping() || !pause()) {
+                LOG.info("{} still worked on elsewhere; handed back for {} ms, not counted", LogSafe.identity(key),
+                        journal.lease().duration().toMillis());
+                exchange.setProperty(PipelineKeys.BACKOFF, journal.lease().duration());
+                throw new AttemptInProgressException(open.live().size());
+            }
+            open = journal.openAttempts(key);
+        }
+        return open;
+    }
+
+    /** @return false if interrupted (the consumer is stopping) */
+    private boolean pause() {
+        try {
+            Thread.sleep(pollInterval.toMillis());
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 }

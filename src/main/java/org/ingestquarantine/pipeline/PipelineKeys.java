@@ -31,6 +31,11 @@ public final class PipelineKeys {
     public static final String OUTCOME = "iqOutcome";
     /** The back-off before redelivery, a {@link java.time.Duration}, decided after a failure. */
     public static final String BACKOFF = "iqBackoff";
+    /**
+     * {@code true} when another attempt at this message, which this delivery waited for, committed its
+     * outcome: the delivery is acknowledged with no work of its own.
+     */
+    public static final String SETTLED_ELSEWHERE = "iqSettledElsewhere";
 
     private PipelineKeys() {
     }

@@ -113,4 +113,73 @@ class AttemptJournalTest extends PostgresTestBase {
                 .until(() -> journal.deaths("k5"), Objects::nonNull);
         assertThat(first).as("an attempt closed during the outage").isEqualTo(Deaths.NONE);
     }
+
+    @Test
+    void shouldCountAnOpenAttemptAsADeathOnlyOnceItsLeaseRanOut() throws Exception {
+        AttemptJournal leased = new AttemptJournal(dataSource(), clock, new AttemptLease("host/1/A", Duration.ofMinutes(1)));
+        long id = leased.open("k6", "folder", "f.pdf", 1);
+        leased.stage(id, "parse");
+
+        assertThat(leased.openAttempts("k6").live()).as("its owner still beats").containsExactly(id);
+        assertThat(leased.deaths("k6")).isEqualTo(Deaths.NONE);
+        assertThat(owner(id)).isEqualTo("host/1/A");
+
+        expireLease(id);
+        assertThat(leased.openAttempts("k6").live()).isEmpty();
+        assertThat(leased.deaths("k6")).as("its owner stopped beating").isEqualTo(new Deaths(1, "parse", T0));
+
+        assertThat(leased.renewLeases()).as("the heartbeat of a live owner brings it back").isEqualTo(1);
+        assertThat(leased.openAttempts("k6").live()).containsExactly(id);
+    }
+
+    @Test
+    void shouldRenewEveryLiveAttemptOfTheProcessAndNoneItForgot() throws Exception {
+        AttemptJournal leased = new AttemptJournal(dataSource(), clock, new AttemptLease("host/1/B", Duration.ofMinutes(1)));
+        long a = leased.open("k7", null, null, 1);
+        long b = leased.open("k8", null, null, 1);
+        long c = leased.open("k9", null, null, 1);
+        leased.close(b, AttemptOutcome.INDEXED);
+        leased.forget(c);
+        for (long id : new long[] {a, b, c}) {
+            expireLease(id);
+        }
+
+        assertThat(leased.liveInThisProcess()).isEqualTo(1);
+        assertThat(leased.renewLeases()).isEqualTo(1);
+        assertThat(leased.openAttempts("k7").live()).containsExactly(a);
+        assertThat(leased.deaths("k9").count()).as("forgotten while open: its lease runs out").isEqualTo(1);
+        assertThat(leased.deaths("k8")).isEqualTo(Deaths.NONE);
+    }
+
+    @Test
+    void shouldTellWhetherAnAttemptWaitedForSettledTheMessage() {
+        long released = journal.open("k10", null, null, 1);
+        journal.close(released, AttemptOutcome.RELEASED);
+        long indexed = journal.open("k10", null, null, 2);
+
+        assertThat(journal.settledAny(java.util.List.of(released, indexed))).isFalse();
+        journal.close(indexed, AttemptOutcome.INDEXED);
+        assertThat(journal.settledAny(java.util.List.of(released, indexed))).isTrue();
+        assertThat(journal.settledAny(java.util.List.of())).isFalse();
+    }
+
+    private static String owner(long attemptId) throws Exception {
+        try (java.sql.Connection c = dataSource().getConnection();
+             java.sql.PreparedStatement s = c.prepareStatement("SELECT owner FROM attempt_journal WHERE attempt_id = ?")) {
+            s.setLong(1, attemptId);
+            try (java.sql.ResultSet rs = s.executeQuery()) {
+                rs.next();
+                return rs.getString(1);
+            }
+        }
+    }
+
+    /** What a lease looks like once its owner stopped beating long enough. */
+    static void expireLease(long attemptId) throws Exception {
+        try (java.sql.Connection c = dataSource().getConnection(); java.sql.PreparedStatement s = c.prepareStatement(
+                "UPDATE attempt_journal SET lease_until = clock_timestamp() - interval '1 second' WHERE attempt_id = ?")) {
+            s.setLong(1, attemptId);
+            s.executeUpdate();
+        }
+    }
 }

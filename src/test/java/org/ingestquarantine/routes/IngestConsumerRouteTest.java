@@ -54,4 +54,32 @@ class IngestConsumerRouteTest extends RouteTestBase {
         assertThat(outcomes.closed).containsExactly("k1=indexed", "k1=released");
         assertThat(stages.discarded).hasSize(2);
     }
+
+    @Test
+    void shouldHandADeliveryBackUncountedWhileAnotherAttemptAtItIsLive() {
+        Exchange exchange = new org.apache.camel.support.DefaultExchange(context);
+        exchange.getIn().setBody(RouteTestSupport.message("d.pdf"));
+        exchange.getIn().setHeader(RouteDoubles.KEY, "k4");
+        exchange.getIn().setHeader(RouteDoubles.COUNT, 7);
+        exchange.getIn().setHeader(RouteDoubles.LIVE, true);
+        Exchange done = context.createProducerTemplate().send("direct:ingest", exchange);
+        assertThat(done.isFailed()).as("not acknowledged").isTrue();
+        assertThat(stages.bodies).as("no stage ran").isEmpty();
+        assertThat(recorder.recorded).as("never quarantined, whatever the count").isEmpty();
+        assertThat(broker.releases).containsEntry("k4", java.time.Duration.ofSeconds(5));
+    }
+
+    @Test
+    void shouldAcknowledgeWithoutWorkADeliveryWhoseMessageALiveAttemptSettled() {
+        Exchange exchange = new org.apache.camel.support.DefaultExchange(context);
+        exchange.getIn().setBody(RouteTestSupport.message("d.pdf"));
+        exchange.getIn().setHeader(RouteDoubles.KEY, "k5");
+        exchange.getIn().setHeader(RouteDoubles.SETTLED_ELSEWHERE, true);
+        Exchange done = context.createProducerTemplate().send("direct:ingest", exchange);
+        assertThat(done.isFailed()).isFalse();
+        assertThat(stages.bodies).isEmpty();
+        assertThat(recorder.recorded).isEmpty();
+        assertThat(outcomes.closed).isEmpty();
+        assertThat(broker.releases).doesNotContainKey("k5");
+    }
 }

@@ -13,6 +13,7 @@ import org.apache.camel.CamelConfiguration;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.spi.Registry;
+import org.ingestquarantine.delivery.AttemptInProgressException;
 import org.ingestquarantine.delivery.BrokerAdapter;
 import org.ingestquarantine.delivery.ClassifyFailure;
 import org.ingestquarantine.delivery.ConsumerCircuitBreaker;
@@ -50,6 +51,10 @@ public final class RouteDoubles implements CamelConfiguration {
     public static final String KEY = "key";
     /** Header with the deaths the guard double reports: 2 or more makes it refuse the delivery. */
     public static final String DEATHS = "deaths";
+    /** Header telling the guard double that another attempt stays live: it hands the delivery back. */
+    public static final String LIVE = "live";
+    /** Header telling the guard double that the live attempt it waited for settled the message. */
+    public static final String SETTLED_ELSEWHERE = "settledElsewhere";
 
     static final RedeliveryPolicies POLICIES = ShippedProperties.policies();
 
@@ -115,6 +120,14 @@ public final class RouteDoubles implements CamelConfiguration {
         }
 
         public void admit(Exchange exchange) {
+            if (exchange.getIn().getHeader(LIVE, false, Boolean.class)) {
+                exchange.setProperty(PipelineKeys.BACKOFF, Duration.ofSeconds(5));
+                throw new AttemptInProgressException(1);
+            }
+            if (exchange.getIn().getHeader(SETTLED_ELSEWHERE, false, Boolean.class)) {
+                exchange.setProperty(PipelineKeys.SETTLED_ELSEWHERE, Boolean.TRUE);
+                return;
+            }
             int deaths = exchange.getIn().getHeader(DEATHS, 0, Integer.class);
             if (deaths >= 2) {
                 throw new ConsumerDiedException(deaths, "parse");

@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * <p><b>Count.</b> Kafka keeps no delivery count, so the count is {@link AttemptJournal#attempts} for the
  * key + 1. {@link DeliveryGuard#admit} opens this delivery's attempt with that same count BEFORE any work,
  * so the next delivery of the record reads one more, also after a crash (an attempt never closed still
- * counts). Only one consumer of the group owns a partition at a time, so no two readers race on one key.
+ * counts). A partition moved by a rebalance while its record is in work is read again by its new owner,
+ * whose {@link DeliveryGuard} finds the first attempt live and waits for it rather than counting or repeating it.
  * The count is read from PostgreSQL: when that fails, the delivery fails as a database outage before
  * any work, and the record is read again from its offset.
  *

@@ -16,7 +16,9 @@ import org.ingestquarantine.pipeline.Settings;
 
 /**
  * The {@code kafka} profile's beans: the broker adapter, the ingest publisher (bean
- * {@code ingestPublisher}) and the dead-letter copy, on one producer and one admin client.
+ * {@code ingestPublisher}) and the dead-letter copy, on one producer and one admin client, and the
+ * consumer's client factory ({@link KafkaKeepAlive}, bean {@value KafkaKeepAlive#BEAN}), which keeps a consumer
+ * polling every {@code delivery.heartbeat-interval-ms} while its thread works on a document.
  * The consumer itself is the route's {@code ingest.from-uri} (application-kafka.properties).
  *
  * <p>Properties, all in application-kafka.properties with their units: {@code kafka.bootstrap-servers},
@@ -50,6 +52,9 @@ public final class KafkaWiring implements BrokerWiring {
         setup.closeOnStop().accept(admin);
         KafkaTopicIds topicIds = new KafkaTopicIds(admin, timeout);
         setup.registry().bind("ingestPublisher", new KafkaIngestPublisher(producer, admin, topic, groupId, timeout, topicIds));
+        KafkaKeepAlive keepAlive = new KafkaKeepAlive(settings.requiredMillis("delivery.heartbeat-interval-ms"));
+        setup.closeOnStop().accept(keepAlive);
+        setup.registry().bind(KafkaKeepAlive.BEAN, keepAlive);
         KafkaDeadLetterOutbox outbox = new KafkaDeadLetterOutbox(setup.dataSource(), producer, timeout,
                 settings.requiredMillis("kafka.dlq-outbox-poll-ms"), Clock.systemUTC());
         setup.closeOnStop().accept(outbox);

@@ -1,0 +1,407 @@
+package org.ingestquarantine.broker.kafka;
+
+import java.time.Duration;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.regex.Pattern;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
+import org.apache.kafka.clients.consumer.OffsetCommitCallback;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.WakeupException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A Kafka consumer that stays in its group while its thread works on one record for longer than
+ * {@code max.poll.interval.ms}: camel-kafka 4.17 processes a record on the thread that polls, so a slow
+ * document would otherwise get the consumer thrown out of the group, its partition handed to another
+ * consumer and the record processed again, forever. {@link #keepAlive} (called by {@link KafkaKeepAlive}
+ * every heartbeat) pauses every assigned partition and polls with a zero timeout when the owning thread has
+ * not polled for a heartbeat interval; the poll returns nothing for paused partitions but counts as a poll
+ * (and takes part in a rebalance). The owning thread's next {@link #poll(Duration)} resumes what was paused
+ * here, so the records behind the slow one are then read as usual.
+ *
+ * <p>KafkaConsumer is not thread-safe: every call goes through one lock (the owning thread's rebalance
+ * callbacks re-enter it), and {@link #keepAlive} only tries it, so it never waits behind a poll or a commit.
+ * {@link #wakeup()} takes no lock, as Kafka intends. Should a keep-alive poll return records anyway (a
+ * partition assigned during that very poll), the consumer is sought back to the first of them, so none is lost.
+ *
+ * @param <K> key type
+ * @param <V> value type
+ */
+final class KeepAliveConsumer<K, V> implements Consumer<K, V> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(KeepAliveConsumer.class);
+
+    private final Consumer<K, V> delegate;
+    private final ReentrantLock lock = new ReentrantLock();
+    /** Partitions this class paused (not those paused by someone else before). */
+    private final Set<TopicPartition> pausedHere = new HashSet<>();
+    private volatile long lastPollNanos;
+    private volatile boolean polled;
+    private volatile boolean retired;
+
+    KeepAliveConsumer(Consumer<K, V> delegate) {
+        this.delegate = delegate;
+    }
+
+    /** @return true once unsubscribed or closed: nothing left to keep alive */
+    boolean retired() {
+        return retired;
+    }
+
+    /**
+     * Polls on behalf of a busy owning thread, if it has not polled for {@code interval}.
+     *
+     * @param interval the heartbeat interval
+     * @return whether a keep-alive poll was made
+     */
+    boolean keepAlive(Duration interval) {
+        if (retired || !polled || System.nanoTime() - lastPollNanos < interval.toNanos() || !lock.tryLock()) {
+            return false;
+        }
+        try {
+            pauseAssigned();
+            ConsumerRecords<K, V> records = delegate.poll(Duration.ZERO);
+            for (TopicPartition tp : records.partitions()) {
+                delegate.seek(tp, records.records(tp).get(0).offset());
+            }
+            pauseAssigned();
+            lastPollNanos = System.nanoTime();
+            return true;
+        } catch (WakeupException e) {
+            // meant for the owning thread's poll (the consumer is stopping): hand it on
+            delegate.wakeup();
+            return false;
+        } catch (RuntimeException e) {
+            LOG.debug("keep-alive poll failed ({}); the owning thread's next poll decides", e.toString());
+            return false;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void pauseAssigned() {
+        Set<TopicPartition> toPause = new HashSet<>(delegate.assignment());
+        toPause.removeAll(delegate.paused());
+        if (!toPause.isEmpty()) {
+            delegate.pause(toPause);
+            pausedHere.addAll(toPause);
+        }
+    }
+
+    private void resumePausedHere() {
+        if (!pausedHere.isEmpty()) {
+            Set<TopicPartition> resume = new HashSet<>(pausedHere);
+            resume.retainAll(delegate.assignment());
+            delegate.resume(resume);
+            pausedHere.clear();
+        }
+    }
+
+    @Override
+    public ConsumerRecords<K, V> poll(Duration timeout) {
+        lock.lock();
+        try {
+            resumePausedHere();
+            return delegate.poll(timeout);
+        } finally {
+            lastPollNanos = System.nanoTime();
+            polled = true;
+            lock.unlock();
+        }
+    }
+
+    @Override
+    @Deprecated
+    public ConsumerRecords<K, V> poll(long timeoutMs) {
+        return poll(Duration.ofMillis(timeoutMs));
+    }
+
+    @Override
+    public void unsubscribe() {
+        lock.lock();
+        try {
+            retired = true;
+            pausedHere.clear();
+            delegate.unsubscribe();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void close() {
+        close(Duration.ofSeconds(30));
+    }
+
+    @Override
+    public void close(Duration timeout) {
+        lock.lock();
+        try {
+            retired = true;
+            delegate.close(timeout);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void wakeup() {
+        delegate.wakeup();
+    }
+
+    /** Runs {@code call} under the lock. */
+    private <T> T locked(java.util.function.Supplier<T> call) {
+        lock.lock();
+        try {
+            return call.get();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void locked(Runnable call) {
+        lock.lock();
+        try {
+            call.run();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public Set<TopicPartition> assignment() {
+        return locked(delegate::assignment);
+    }
+
+    @Override
+    public Set<String> subscription() {
+        return locked(delegate::subscription);
+    }
+
+    @Override
+    public void subscribe(Collection<String> topics) {
+        locked(() -> delegate.subscribe(topics));
+    }
+
+    @Override
+    public void subscribe(Collection<String> topics, ConsumerRebalanceListener listener) {
+        locked(() -> delegate.subscribe(topics, listener));
+    }
+
+    @Override
+    public void assign(Collection<TopicPartition> partitions) {
+        locked(() -> delegate.assign(partitions));
+    }
+
+    @Override
+    public void subscribe(Pattern pattern, ConsumerRebalanceListener listener) {
+        locked(() -> delegate.subscribe(pattern, listener));
+    }
+
+    @Override
+    public void subscribe(Pattern pattern) {
+        locked(() -> delegate.subscribe(pattern));
+    }
+
+    @Override
+    public void commitSync() {
+        locked(() -> delegate.commitSync());
+    }
+
+    @Override
+    public void commitSync(Duration timeout) {
+        locked(() -> delegate.commitSync(timeout));
+    }
+
+    @Override
+    public void commitSync(Map<TopicPartition, OffsetAndMetadata> offsets) {
+        locked(() -> delegate.commitSync(offsets));
+    }
+
+    @Override
+    public void commitSync(Map<TopicPartition, OffsetAndMetadata> offsets, Duration timeout) {
+        locked(() -> delegate.commitSync(offsets, timeout));
+    }
+
+    @Override
+    public void commitAsync() {
+        locked(() -> delegate.commitAsync());
+    }
+
+    @Override
+    public void commitAsync(OffsetCommitCallback callback) {
+        locked(() -> delegate.commitAsync(callback));
+    }
+
+    @Override
+    public void commitAsync(Map<TopicPartition, OffsetAndMetadata> offsets, OffsetCommitCallback callback) {
+        locked(() -> delegate.commitAsync(offsets, callback));
+    }
+
+    @Override
+    public void seek(TopicPartition partition, long offset) {
+        locked(() -> delegate.seek(partition, offset));
+    }
+
+    @Override
+    public void seek(TopicPartition partition, OffsetAndMetadata offsetAndMetadata) {
+        locked(() -> delegate.seek(partition, offsetAndMetadata));
+    }
+
+    @Override
+    public void seekToBeginning(Collection<TopicPartition> partitions) {
+        locked(() -> delegate.seekToBeginning(partitions));
+    }
+
+    @Override
+    public void seekToEnd(Collection<TopicPartition> partitions) {
+        locked(() -> delegate.seekToEnd(partitions));
+    }
+
+    @Override
+    public long position(TopicPartition partition) {
+        return locked(() -> delegate.position(partition));
+    }
+
+    @Override
+    public long position(TopicPartition partition, Duration timeout) {
+        return locked(() -> delegate.position(partition, timeout));
+    }
+
+    @Override
+    @Deprecated
+    public OffsetAndMetadata committed(TopicPartition partition) {
+        return locked(() -> delegate.committed(partition));
+    }
+
+    @Override
+    @Deprecated
+    public OffsetAndMetadata committed(TopicPartition partition, Duration timeout) {
+        return locked(() -> delegate.committed(partition, timeout));
+    }
+
+    @Override
+    public Map<TopicPartition, OffsetAndMetadata> committed(Set<TopicPartition> partitions) {
+        return locked(() -> delegate.committed(partitions));
+    }
+
+    @Override
+    public Map<TopicPartition, OffsetAndMetadata> committed(Set<TopicPartition> partitions, Duration timeout) {
+        return locked(() -> delegate.committed(partitions, timeout));
+    }
+
+    @Override
+    public Uuid clientInstanceId(Duration timeout) {
+        return locked(() -> delegate.clientInstanceId(timeout));
+    }
+
+    @Override
+    public Map<MetricName, ? extends Metric> metrics() {
+        return delegate.metrics();
+    }
+
+    @Override
+    public List<PartitionInfo> partitionsFor(String topic) {
+        return locked(() -> delegate.partitionsFor(topic));
+    }
+
+    @Override
+    public List<PartitionInfo> partitionsFor(String topic, Duration timeout) {
+        return locked(() -> delegate.partitionsFor(topic, timeout));
+    }
+
+    @Override
+    public Map<String, List<PartitionInfo>> listTopics() {
+        return locked(() -> delegate.listTopics());
+    }
+
+    @Override
+    public Map<String, List<PartitionInfo>> listTopics(Duration timeout) {
+        return locked(() -> delegate.listTopics(timeout));
+    }
+
+    @Override
+    public Set<TopicPartition> paused() {
+        return locked(delegate::paused);
+    }
+
+    @Override
+    public void pause(Collection<TopicPartition> partitions) {
+        locked(() -> delegate.pause(partitions));
+    }
+
+    @Override
+    public void resume(Collection<TopicPartition> partitions) {
+        locked(() -> {
+            pausedHere.removeAll(partitions);
+            delegate.resume(partitions);
+        });
+    }
+
+    @Override
+    public Map<TopicPartition, OffsetAndTimestamp> offsetsForTimes(Map<TopicPartition, Long> timestamps) {
+        return locked(() -> delegate.offsetsForTimes(timestamps));
+    }
+
+    @Override
+    public Map<TopicPartition, OffsetAndTimestamp> offsetsForTimes(Map<TopicPartition, Long> timestamps,
+                                                                   Duration timeout) {
+        return locked(() -> delegate.offsetsForTimes(timestamps, timeout));
+    }
+
+    @Override
+    public Map<TopicPartition, Long> beginningOffsets(Collection<TopicPartition> partitions) {
+        return locked(() -> delegate.beginningOffsets(partitions));
+    }
+
+    @Override
+    public Map<TopicPartition, Long> beginningOffsets(Collection<TopicPartition> partitions, Duration timeout) {
+        return locked(() -> delegate.beginningOffsets(partitions, timeout));
+    }
+
+    @Override
+    public Map<TopicPartition, Long> endOffsets(Collection<TopicPartition> partitions) {
+        return locked(() -> delegate.endOffsets(partitions));
+    }
+
+    @Override
+    public Map<TopicPartition, Long> endOffsets(Collection<TopicPartition> partitions, Duration timeout) {
+        return locked(() -> delegate.endOffsets(partitions, timeout));
+    }
+
+    @Override
+    public OptionalLong currentLag(TopicPartition partition) {
+        return locked(() -> delegate.currentLag(partition));
+    }
+
+    @Override
+    public ConsumerGroupMetadata groupMetadata() {
+        return locked(delegate::groupMetadata);
+    }
+
+    @Override
+    public void enforceRebalance() {
+        locked(() -> delegate.enforceRebalance());
+    }
+
+    @Override
+    public void enforceRebalance(String reason) {
+        locked(() -> delegate.enforceRebalance(reason));
+    }
+}
