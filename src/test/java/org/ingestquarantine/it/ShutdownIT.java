@@ -199,6 +199,8 @@ class ShutdownIT {
         p.put("db.user", pg.user());
         p.put("db.password", pg.password());
         p.put("parse.pool-size", "1");
+        // two consumers, whatever the profile's default: the slow-document test keeps exactly both busy
+        p.put("ingest.consumers", "2");
         p.put("sources.web.http-allow", "http://127.0.0.1:" + source.port());
         p.put("sources.web.http-allow-private", "true");
         p.put("iq.routes-dir", Path.of("routes").toAbsolutePath().toString());
