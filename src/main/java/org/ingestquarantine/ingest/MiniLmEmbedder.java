@@ -17,6 +17,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReadWriteLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Supplier;
 
 /**
  * all-MiniLM-L6-v2 in-process (ONNX Runtime), offline: 384-dimensional vectors, mean-pooled over the word
@@ -53,6 +57,13 @@ public final class MiniLmEmbedder implements Embedder, AutoCloseable {
     private final HuggingFaceTokenizer tokenizer;
     private final CompletableFuture<OrtSession> session;
     private final EmbeddingPool pool;
+    /**
+     * Guards the native tokenizer and session: every call into them holds the read lock, and {@link #close()}
+     * takes the write lock, so neither is freed while a thread (an embedding thread, or a consumer abandoned
+     * by the shutdown) is still inside it: freeing a session under {@code OrtSession.run} crashes the JVM.
+     */
+    private final ReadWriteLock natives = new ReentrantReadWriteLock();
+    private boolean closed;
 
     /** With {@value #DEFAULT_THREADS} threads and batches of {@value #DEFAULT_BATCH}. */
     public MiniLmEmbedder() {
@@ -95,7 +106,7 @@ public final class MiniLmEmbedder implements Embedder, AutoCloseable {
     /** @return word pieces of {@code text}, without the model's start and end markers */
     @Override
     public int countTokens(String text) {
-        return tokenizer.encode(text, false, false).getIds().length;
+        return withNatives(() -> tokenizer.encode(text, false, false)).getIds().length;
     }
 
     /**
@@ -105,7 +116,7 @@ public final class MiniLmEmbedder implements Embedder, AutoCloseable {
     @Override
     public int[] countTokensPerWord(String text, int[] starts, int[] ends) {
         int[] counts = new int[starts.length];
-        Encoding encoding = tokenizer.encode(text, false, false);
+        Encoding encoding = withNatives(() -> tokenizer.encode(text, false, false));
         for (ai.djl.huggingface.tokenizers.jni.CharSpan span : encoding.getCharTokenSpans()) {
             if (span == null) {
                 continue;
@@ -128,7 +139,7 @@ public final class MiniLmEmbedder implements Embedder, AutoCloseable {
     public List<float[]> embed(List<String> texts) {
         List<long[]> ids = new ArrayList<>(texts.size());
         for (String text : texts) {
-            ids.add(truncated(tokenizer.encode(text, true, false).getIds()));
+            ids.add(truncated(withNatives(() -> tokenizer.encode(text, true, false)).getIds()));
         }
         return pool.embed(ids);
     }
@@ -174,7 +185,7 @@ public final class MiniLmEmbedder implements Embedder, AutoCloseable {
             if (s.getInputNames().contains("token_type_ids")) {
                 inputs.put("token_type_ids", typesT);
             }
-            try (OrtSession.Result result = s.run(inputs)) {
+            try (OrtSession.Result result = withNatives(() -> runSession(s, inputs))) {
                 FloatBuffer hidden = ((OnnxTensor) result.get(0)).getFloatBuffer();
                 float[][] out = new float[n][];
                 for (int i = 0; i < n; i++) {
@@ -247,17 +258,55 @@ public final class MiniLmEmbedder implements Embedder, AutoCloseable {
         return in;
     }
 
-    /** Stops the pool's threads and releases the session. */
+    private static OrtSession.Result runSession(OrtSession s, Map<String, OnnxTensor> inputs) {
+        try {
+            return s.run(inputs);
+        } catch (OrtException e) {
+            throw new IllegalStateException("the embedding model failed: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * @return what {@code call} returns, run while the native tokenizer and session cannot be freed
+     * @throws IllegalStateException once the embedder is closed
+     */
+    private <T> T withNatives(Supplier<T> call) {
+        Lock read = natives.readLock();
+        read.lock();
+        try {
+            if (closed) {
+                throw new IllegalStateException("the embedder was closed");
+            }
+            return call.get();
+        } finally {
+            read.unlock();
+        }
+    }
+
+    /**
+     * Stops the pool's threads, waits until no thread is inside the native tokenizer or session (at most one
+     * running batch), then releases both; later calls throw {@link IllegalStateException}.
+     */
     @Override
     public void close() {
         pool.close();
-        session.thenAccept(s -> {
-            try {
-                s.close();
-            } catch (OrtException ignored) {
-                // the process is ending this session anyway
+        Lock write = natives.writeLock();
+        write.lock();
+        try {
+            if (closed) {
+                return;
             }
-        });
-        tokenizer.close();
+            closed = true;
+            session.thenAccept(s -> {
+                try {
+                    s.close();
+                } catch (OrtException ignored) {
+                    // the process is ending this session anyway
+                }
+            });
+            tokenizer.close();
+        } finally {
+            write.unlock();
+        }
     }
 }

@@ -115,6 +115,48 @@ class MiniLmEmbedderTest {
         }
     }
 
+    /**
+     * Closing while callers are inside the model and the tokenizer (what a shutdown that abandons a document
+     * does) waits for them instead of freeing the native session under them (which crashed the JVM with
+     * SIGSEGV in libonnxruntime); afterwards every call fails with IllegalStateException.
+     */
+    @Test
+    void shouldCloseUnderRunningCallersWithoutCrashingAndRefuseLaterCalls() throws Exception {
+        MiniLmEmbedder own = new MiniLmEmbedder(2, 4);
+        List<String> texts = realChunks().subList(0, Math.min(16, realChunks().size()));
+        own.embed(texts.subList(0, 1));  // the session is loaded
+        java.util.concurrent.atomic.AtomicInteger refused = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicReference<Throwable> unexpected = new java.util.concurrent.atomic.AtomicReference<>();
+        List<Thread> callers = new ArrayList<>();
+        for (int t = 0; t < 3; t++) {
+            Thread caller = new Thread(() -> {
+                while (true) {
+                    try {
+                        own.embed(texts);
+                        own.countTokens(texts.get(0));
+                    } catch (IllegalStateException e) {
+                        refused.incrementAndGet();
+                        return;
+                    } catch (Throwable e) {
+                        unexpected.set(e);
+                        return;
+                    }
+                }
+            });
+            caller.start();
+            callers.add(caller);
+        }
+        Thread.sleep(300);
+        own.close();
+        for (Thread caller : callers) {
+            caller.join(60_000);
+        }
+        assertThat(unexpected.get()).isNull();
+        assertThat(refused.get()).isEqualTo(3);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> own.countTokens("after close"))
+                .isInstanceOf(IllegalStateException.class);
+    }
+
     /** @return the pages of the sample and corpus documents that parse */
     private static List<String> pages() throws Exception {
         List<String> pages = new ArrayList<>();
