@@ -181,6 +181,8 @@ class ShutdownIT {
 
         try (ConsumerProcess consumer = start(data, sqsPort, timeout)) {
             Awaitility.await().atMost(WAIT.multipliedBy(2)).until(() -> searchable() == 5);
+            // indexed is committed before the message is deleted: wait for the deletes, read at the live broker
+            Awaitility.await("every message acknowledged").atMost(WAIT).until(() -> depth(sqsPort) == 0);
             assertThat(SqlCount.of(db.dataSource(), "SELECT count(*) FROM quarantine")).as("quarantine rows").isZero();
             for (String key : slowKeys) {
                 assertThat(outcomes(key)).containsExactly("released", "released", "indexed");
@@ -234,13 +236,25 @@ class ShutdownIT {
     }
 
     /** @return messages on the data folder's embedded queue (visible, in flight, delayed), read with the consumer gone */
+    /** @return messages in the running consumer's queue (visible, in flight or delayed) */
+    private static long depth(int sqsPort) {
+        try (SqsClient sqs = sqs(sqsPort)) {
+            String url = sqs.getQueueUrl(b -> b.queueName("ingest")).queueUrl();
+            return depth(sqs, url);
+        }
+    }
+
+    private static long depth(SqsClient sqs, String url) {
+        return sqs.getQueueAttributes(b -> b.queueUrl(url).attributeNamesWithStrings("ApproximateNumberOfMessages",
+                        "ApproximateNumberOfMessagesNotVisible", "ApproximateNumberOfMessagesDelayed"))
+                .attributesAsStrings().values().stream().mapToLong(Long::parseLong).sum();
+    }
+
     private static long queued(Path data) throws Exception {
         try (EmbeddedSqsServer server = EmbeddedSqsServer.start(FreePort.find(), data.resolve("sqs"));
              SqsClient sqs = sqs(server.port())) {
             String url = SqsQueues.create(sqs, Path.of("broker-configs", "sqs"), "ingest");
-            return sqs.getQueueAttributes(b -> b.queueUrl(url).attributeNamesWithStrings("ApproximateNumberOfMessages",
-                            "ApproximateNumberOfMessagesNotVisible", "ApproximateNumberOfMessagesDelayed"))
-                    .attributesAsStrings().values().stream().mapToLong(Long::parseLong).sum();
+            return depth(sqs, url);
         }
     }
 
