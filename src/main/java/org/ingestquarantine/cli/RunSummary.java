@@ -11,8 +11,10 @@ import java.util.TreeMap;
 import java.util.function.UnaryOperator;
 import org.ingestquarantine.app.PipelineApp;
 import org.ingestquarantine.ingest.DocumentIndex;
+import org.ingestquarantine.pipeline.LogSafe;
 import org.ingestquarantine.quarantine.QuarantineQueries;
 import org.ingestquarantine.quarantine.QuarantineRecord;
+import org.ingestquarantine.quarantine.QuarantineRecorder;
 import org.ingestquarantine.quarantine.QuarantineStore;
 
 /**
@@ -53,8 +55,12 @@ record RunSummary(String source, int documents, int indexed, int unchanged, Map<
                     unchanged++;
                 }
                 case "quarantined" -> {
-                    QuarantineRecord r = store.find(source, e.getValue()).orElseThrow(() -> new IllegalStateException(
-                            "document " + e.getValue() + " settled as quarantined but has no record"));
+                    // a file whose name is not a valid identity (control characters, too long) was quarantined
+                    // as an unreadable message: its record is keyed by the delivery key, not by its name
+                    QuarantineRecord r = store.find(source, e.getValue())
+                            .or(() -> store.find(QuarantineRecorder.INVALID_MESSAGES_SOURCE, e.getKey()))
+                            .orElseThrow(() -> new IllegalStateException("document "
+                                    + LogSafe.identity(e.getValue()) + " settled as quarantined but has no record"));
                     byClass.merge(r.errorClass().code(), 1, Integer::sum);
                     byReason.merge(r.errorClass().code() + "/" + r.reasonCode(), 1, Integer::sum);
                     if (r.errorFingerprint() != null) {

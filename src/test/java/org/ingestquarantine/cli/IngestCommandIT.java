@@ -40,6 +40,28 @@ class IngestCommandIT {
         assertThat(second.get("coverage").asDouble()).isEqualTo(6.0 / 13.0);
     }
 
+    /**
+     * File names are identities from outside: one with a newline and ANSI/OSC escapes is quarantined as an
+     * invalid message, counted in the summary (not a crash of the summary, exit 1), and never printed raw.
+     */
+    @Test
+    void shouldCountAFileWhoseNameIsNotAValidIdentityAndNeverPrintItRaw(@TempDir Path folder) throws Exception {
+        java.nio.file.Files.copy(Path.of("samples", "pdfs", "01-text-one-page.pdf"), folder.resolve("good.pdf"));
+        java.nio.file.Files.copy(Path.of("samples", "pdfs", "01-text-one-page.pdf"),
+                folder.resolve("new\nline\u001b[31mRED\u001b]0;TITLE\u0007.pdf"));
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cli = new CommandLine(new IngestQuarantineCli()).setOut(new PrintWriter(out))
+                .setErr(new PrintWriter(err));
+        int code = cli.execute("ingest", folder.toString(), "--json", "--data-dir", data.toString());
+        assertThat(err.toString()).doesNotContain("\u001b").doesNotContain("\u0007");
+        assertThat(code).as("exit code; stderr: %s", err).isZero();
+        JsonNode summary = new ObjectMapper().readTree(out.toString());
+        assertThat(summary.get("documents").asInt()).isEqualTo(2);
+        assertThat(summary.get("indexed").asInt()).isEqualTo(1);
+        assertThat(summary.get("reasons").get("permanent_input/invalid_message").asInt()).isEqualTo(1);
+    }
+
     @Test
     void shouldRefuseAMissingFolderWithOneLine() {
         StringWriter err = new StringWriter();
