@@ -65,7 +65,7 @@ class DrainTest extends PostgresTestBase {
 
     private static final String COHORT = "fp-cohort";
     /** The shipped default of source-requests.spacing-headroom-percent. */
-    private static final double HEADROOM_PERCENT = 10;
+    private static final double HEADROOM_PERCENT = 25;
     private static final String OLD_PARSER = "pdfbox-3.0.6+iq-parse-0";
     private static WorkerPoolParser pool;
 
