@@ -131,37 +131,22 @@ public final class OperatorBench {
             });
             camel.start();
             ProducerTemplate producer = camel.createProducerTemplate();
-            AtomicInteger next = new AtomicInteger();
-            ExecutorService pool = Executors.newFixedThreadPool(writers);
-            long t = System.nanoTime();
-            List<Future<?>> done = new ArrayList<>();
-            for (int w = 0; w < writers; w++) {
-                done.add(pool.submit(() -> {
-                    for (int i = next.getAndIncrement(); i < records; i = next.getAndIncrement()) {
-                        int n = i;
-                        Exchange result = producer.send("direct:quarantine", e -> {
-                            IllegalStateException failure = new IllegalStateException("seeded " + n);
-                            e.setProperty(Exchange.EXCEPTION_CAUGHT, failure);
-                            e.setProperty(PipelineKeys.FAILURE, new Classification(ErrorClass.AMBIGUOUS_PARSE,
-                                    "bench", failure));
-                            e.setProperty(PipelineKeys.MESSAGE, new IngestMessage("bench-route-w" + writers,
-                                    "doc-" + n, URI.create("file:///bench/doc-" + n), "v1", null, null));
-                            e.setProperty(PipelineKeys.DELIVERY_KEY, "bench-route/" + writers + "/" + n);
-                            e.setProperty(PipelineKeys.DELIVERY_COUNT, 1);
-                            e.setProperty(PipelineKeys.STAGE, "parse");
-                        });
-                        if (result.getException() != null) {
-                            throw result.getException();
-                        }
-                    }
-                    return null;
-                }));
-            }
-            for (Future<?> f : done) {
-                f.get();
-            }
-            pool.shutdown();
-            double seconds = (System.nanoTime() - t) / 1e9;
+            double seconds = writeConcurrently(records, writers, n -> {
+                Exchange result = producer.send("direct:quarantine", e -> {
+                    IllegalStateException failure = new IllegalStateException("seeded " + n);
+                    e.setProperty(Exchange.EXCEPTION_CAUGHT, failure);
+                    e.setProperty(PipelineKeys.FAILURE, new Classification(ErrorClass.AMBIGUOUS_PARSE,
+                            "bench", failure));
+                    e.setProperty(PipelineKeys.MESSAGE, new IngestMessage("bench-route-w" + writers,
+                            "doc-" + n, URI.create("file:///bench/doc-" + n), "v1", null, null));
+                    e.setProperty(PipelineKeys.DELIVERY_KEY, "bench-route/" + writers + "/" + n);
+                    e.setProperty(PipelineKeys.DELIVERY_COUNT, 1);
+                    e.setProperty(PipelineKeys.STAGE, "parse");
+                });
+                if (result.getException() != null) {
+                    throw result.getException();
+                }
+            });
             System.out.printf(Locale.ROOT, "  quarantine writes through the route's sql: endpoint, %d writer(s): %d records"
                     + " in %.2f s = %.0f records/s%n", writers, records, seconds, records / seconds);
         }
@@ -169,6 +154,26 @@ public final class OperatorBench {
 
     private static void writeThroughput(QuarantineStore store, int records, int writers) throws Exception {
         String trace = "java.lang.IllegalStateException: seeded\n\tat org.example.Bench.write(Bench.java:1)\n";
+        double seconds = writeConcurrently(records, writers, i ->
+                store.record(FailureEvidence.builder("bench-w" + writers, "doc-" + i).errorClass(ErrorClass.AMBIGUOUS_PARSE)
+                        .errorType("java.lang.IllegalStateException").errorMessage("seeded " + i)
+                        .errorFingerprint("benchfp").stackTrace(trace + i).parserVersion("bench")
+                        .deliveryKey("bench/" + writers + "/" + i).deliveryCount(1).build()));
+        System.out.printf(Locale.ROOT, "  quarantine writes, %d writer(s): %d records in %.2f s = %.0f records/s%n",
+                writers, records, seconds, records / seconds);
+    }
+
+    /** One record's write, by its number. */
+    private interface Write {
+        void record(int n) throws Exception;
+    }
+
+    /**
+     * Writes records 0 to {@code records - 1}, each once, from {@code writers} threads that take the next number.
+     *
+     * @return the wall-clock seconds it took
+     */
+    private static double writeConcurrently(int records, int writers, Write write) throws Exception {
         AtomicInteger next = new AtomicInteger();
         ExecutorService pool = Executors.newFixedThreadPool(writers);
         long t = System.nanoTime();
@@ -176,20 +181,18 @@ public final class OperatorBench {
         for (int w = 0; w < writers; w++) {
             done.add(pool.submit(() -> {
                 for (int i = next.getAndIncrement(); i < records; i = next.getAndIncrement()) {
-                    store.record(FailureEvidence.builder("bench-w" + writers, "doc-" + i).errorClass(ErrorClass.AMBIGUOUS_PARSE)
-                            .errorType("java.lang.IllegalStateException").errorMessage("seeded " + i)
-                            .errorFingerprint("benchfp").stackTrace(trace + i).parserVersion("bench")
-                            .deliveryKey("bench/" + writers + "/" + i).deliveryCount(1).build());
+                    write.record(i);
                 }
                 return null;
             }));
         }
-        for (Future<?> f : done) {
-            f.get();
+        try {
+            for (Future<?> f : done) {
+                f.get();
+            }
+        } finally {
+            pool.shutdown();
         }
-        pool.shutdown();
-        double seconds = (System.nanoTime() - t) / 1e9;
-        System.out.printf(Locale.ROOT, "  quarantine writes, %d writer(s): %d records in %.2f s = %.0f records/s%n",
-                writers, records, seconds, records / seconds);
+        return (System.nanoTime() - t) / 1e9;
     }
 }
