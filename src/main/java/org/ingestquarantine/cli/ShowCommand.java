@@ -37,11 +37,11 @@ final class ShowCommand extends OperatorCommand {
         field(b, "fingerprint", r.errorFingerprint());
         field(b, "stage", r.stage());
         field(b, "attempts", r.attempts() + ", first seen " + time(r.firstSeenAt()) + ", last seen " + time(r.lastSeenAt()));
-        field(b, "source_version", r.sourceVersion() + (r.sourceUpdatedAt() == null ? "" : " (updated " + time(r.sourceUpdatedAt()) + ")"));
+        field(b, "source_version", java.util.Objects.toString(r.sourceVersion(), "- (the source gave none)") + (r.sourceUpdatedAt() == null ? "" : " (updated " + time(r.sourceUpdatedAt()) + ")"));
         field(b, "cursor / seq", java.util.Objects.toString(r.cursorAtArrival(), "-") + " / "
                 + java.util.Objects.toString(r.ingestSeq(), "-"));
-        field(b, "versions", "connector " + r.connectorVersion() + ", parser " + r.parserVersion() + ", chunker "
-                + r.chunkerVersion() + ", embedder " + r.embedderVersion());
+        field(b, "versions", "connector " + orDash(r.connectorVersion()) + ", parser " + orDash(r.parserVersion())
+                + ", chunker " + orDash(r.chunkerVersion()) + ", embedder " + orDash(r.embedderVersion()));
         field(b, "content_type", r.contentType());
         field(b, "payload", r.payloadUri() == null ? "none (never fetched, expired or erased)"
                 : r.payloadUri() + " (" + r.payloadBytes() + " bytes, sha256 " + r.payloadSha256() + ")"
@@ -61,5 +61,10 @@ final class ShowCommand extends OperatorCommand {
 
     private static void field(StringBuilder b, String name, Object value) {
         b.append(String.format("%-16s%s%n", name, value == null ? "-" : value.toString().replaceAll("\\p{Cntrl}", " ")));
+    }
+
+    /** A version the record does not hold (the stage was never reached) as "-", never "null". */
+    private static String orDash(String version) {
+        return version == null ? "-" : version;
     }
 }

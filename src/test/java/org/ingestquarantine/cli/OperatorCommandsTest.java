@@ -124,6 +124,8 @@ class OperatorCommandsTest extends PostgresTestBase {
         assertThat(byName.code).isZero();
         assertThat(byName.out).contains(lease.dlqId(), "ambiguous_parse java.lang.IllegalStateException",
                 "sha256 " + lease.payloadSha256());
+        // the fixture's source gave no version: said in words, never a bare "null"
+        assertThat(byName.out).contains("source_version").doesNotContainPattern("\\bnull\\b");
         assertThat(byName.out.lines().filter(l -> l.matches("\\s+[12]\\s+.*"))).hasSize(2);
 
         JsonNode json = JSON.readTree(run("show", lease.dlqId(), "--json", "--data-dir", data.toString()).out);
