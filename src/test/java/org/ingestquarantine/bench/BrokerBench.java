@@ -43,7 +43,7 @@ import org.ingestquarantine.testsupport.KafkaTopicSpec;
  *       (reported, not part of the ratio).</li>
  * </ul>
  * Each round publishes {@code messages} fresh messages, starts the routes of one mode and measures from the
- * first finished message to the last. After one unmeasured warm-up round of each, every repetition runs
+ * first finished message to the last. After one unmeasured warm-up round of each (same size), every repetition runs
  * consume-only, then bare and full in alternating order; the ratio full/bare is taken per repetition. Each
  * round also counts the database's <em>writing transactions</em> per message: the advance of the next
  * transaction id ({@code pg_snapshot_xmax(pg_current_snapshot())}), which PostgreSQL assigns to every
@@ -154,9 +154,10 @@ public final class BrokerBench {
         try (AutoCloseable teardown = b.teardown(); PipelineApp app = PipelineApp.start(b.profile(), work.resolve("data"), p)) {
             Bench bench = new Bench(broker, app);
             bench.declare();
-            bench.round(Mode.CONSUME_ONLY, Math.max(1, messages / 4));
-            bench.round(Mode.BARE, Math.max(1, messages / 4));
-            bench.round(Mode.FULL, Math.max(1, messages / 4));
+            // warm-up, unmeasured: a whole round of each (a quarter round left the first repetition JIT-cold)
+            bench.round(Mode.CONSUME_ONLY, messages);
+            bench.round(Mode.BARE, messages);
+            bench.round(Mode.FULL, messages);
             double[] only = new double[reps];
             double[] bare = new double[reps];
             double[] full = new double[reps];
