@@ -1,11 +1,15 @@
 package org.ingestquarantine.bench;
 
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.camel.Exchange;
 import org.apache.camel.component.kafka.KafkaConstants;
 import org.apache.camel.component.kafka.consumer.KafkaManualCommit;
 import org.apache.camel.support.SynchronizationAdapter;
+import javax.sql.DataSource;
 
 /**
  * Counts the messages a benchmark route finished and the time between the first and the last, so that
@@ -13,6 +17,13 @@ import org.apache.camel.support.SynchronizationAdapter;
  * {@code bench/routes/bench-bare-consumer.camel.yaml}. Thread-safe.
  */
 public final class BenchMeter {
+
+    /** The bare route's one row per message, table created by {@link BrokerBench} (not by the product's schema). */
+    static final String BARE_TABLE = "bench_bare_row";
+    static final String CREATE_BARE_TABLE = "CREATE TABLE IF NOT EXISTS " + BARE_TABLE
+            + " (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, body text NOT NULL,"
+            + " at timestamptz NOT NULL DEFAULT now())";
+    private static final String INSERT = "INSERT INTO " + BARE_TABLE + " (body) VALUES (?)";
 
     private final AtomicInteger count = new AtomicInteger();
     private final AtomicLong firstNanos = new AtomicLong();
@@ -34,13 +45,30 @@ public final class BenchMeter {
     }
 
     /**
-     * The bare route's whole work: marks the message done and, on Kafka, commits its offset when the
-     * exchange completes, as the pipeline's KafkaBrokerAdapter does (SQS deletes and RabbitMQ acknowledges
-     * a completed exchange by themselves).
+     * The bare route's whole work, the durable minimum of an at-least-once consumer: INSERTs the message body
+     * as one row in its own transaction (the application's pool, {@code dataSource}, auto-commit: one
+     * statement, one commit), marks the message done and, on Kafka, commits its offset when the exchange
+     * completes, as the pipeline's KafkaBrokerAdapter does (SQS deletes and RabbitMQ acknowledges a
+     * completed exchange by themselves), so the acknowledgement follows the commit.
+     *
+     * @param exchange a consumed message
+     * @throws SQLException when the row cannot be written (the exchange fails and is not acknowledged)
+     */
+    public void bare(Exchange exchange) throws SQLException {
+        DataSource db = exchange.getContext().getRegistry().lookupByNameAndType("dataSource", DataSource.class);
+        try (Connection c = db.getConnection(); PreparedStatement s = c.prepareStatement(INSERT)) {
+            s.setString(1, exchange.getIn().getBody(String.class));
+            s.executeUpdate();
+        }
+        consumeOnly(exchange);
+    }
+
+    /**
+     * Marks the message done and, on Kafka, commits its offset when the exchange completes; nothing written.
      *
      * @param exchange a consumed message
      */
-    public void bare(Exchange exchange) {
+    public void consumeOnly(Exchange exchange) {
         KafkaManualCommit commit = exchange.getIn().getHeader(KafkaConstants.MANUAL_COMMIT, KafkaManualCommit.class);
         if (commit != null) {
             exchange.getExchangeExtension().addOnCompletion(new SynchronizationAdapter() {

@@ -4,61 +4,143 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Stream;
+import javax.sql.DataSource;
 import org.apache.camel.Route;
 import org.apache.camel.spi.RouteController;
 import org.ingestquarantine.app.PipelineApp;
 import org.ingestquarantine.delivery.IngestPublisher;
 import org.ingestquarantine.pipeline.IngestMessage;
+import org.ingestquarantine.testsupport.Exec;
 import org.ingestquarantine.testsupport.KafkaKraftBroker;
 import org.ingestquarantine.testsupport.KafkaTopicSpec;
-import org.ingestquarantine.testsupport.RabbitMqBroker;
 
 /**
- * Benchmark (bench/broker-bench): per broker, the throughput of the full consumer path with the error
- * machinery on (circuit breaker, delivery guard, attempt journal, stage marks, closing outcome, the
- * error-policy route configuration) against a bare consume-and-acknowledge route on the same endpoint
- * ({@code ingest.from-uri}), both with a trivial processor instead of the document work.
+ * Benchmark (bench/broker-bench): per broker, the throughput of the full consumer path against an honest bare
+ * route on the same endpoint ({@code ingest.from-uri} of the profile, same options), and a poison run
+ * ({@link PoisonBench}).
  *
- * <p>One application per broker runs both: the real route files with process-document replaced by
- * {@code bench/routes/process-document.camel.yaml}, plus {@code bench/routes/bench-bare-consumer.camel.yaml}.
- * No route starts by itself; each round publishes {@code messages} fresh messages, starts the routes of
- * one mode, and measures from the first finished message to the last (start-up is not measured). Rounds
- * alternate the order bare/full, after one unmeasured warm-up round of each; the ratio full/bare is taken
- * per repetition, so both sides of a ratio saw the same machine load.
+ * <p><b>Path comparison.</b> One application per broker holds three kinds of route, never running together:
+ * <ul>
+ *   <li>full: the product's own route files from {@code routes/} (consumer, circuit breaker, delivery guard,
+ *       attempt journal, stage marks, closing outcome, error-policy) with only process-document replaced by
+ *       {@code bench/routes/process-document.camel.yaml}, which keeps its steps but does no document work;</li>
+ *   <li>bare: consume, INSERT one row in PostgreSQL in its own transaction, acknowledge
+ *       ({@code bench/routes/bench-bare-consumer.camel.yaml}, {@link BenchMeter#bare}): the durable minimum of
+ *       any at-least-once consumer, on the same pool;</li>
+ *   <li>consume-only: consume and acknowledge, nothing written: what the broker endpoint itself allows
+ *       (reported, not part of the ratio).</li>
+ * </ul>
+ * Each round publishes {@code messages} fresh messages, starts the routes of one mode and measures from the
+ * first finished message to the last. After one unmeasured warm-up round of each (same size), every repetition runs
+ * consume-only, then bare and full in alternating order; the ratio full/bare is taken per repetition. Each
+ * round also counts the database's <em>writing transactions</em> per message: the advance of the next
+ * transaction id ({@code pg_snapshot_xmax(pg_current_snapshot())}), which PostgreSQL assigns to every
+ * transaction that writes or locks a row and only to those, so it counts the commits that reach the WAL
+ * (plus any rolled-back writer, and the attempt heartbeat's one UPDATE a second); read-only statements and
+ * the pool's validation are not in it.
  *
- * <p>Arguments: brokers (comma list of sqs, rabbitmq, kafka; default all), messages per round (default
- * 2000), repetitions (default 5). RabbitMQ: the machine's broker at 127.0.0.1:5672, with queues of its own
- * ({@code iq-bench}, {@code iq-bench.dlq}), deleted at the end. Kafka: a KRaft child JVM. SQS: the embedded
- * profile's in-JVM ElasticMQ. PostgreSQL: embedded, in a temporary folder.
+ * <p>Brokers: SQS is the embedded profile's in-JVM ElasticMQ; RabbitMQ is the machine's broker at
+ * 127.0.0.1:5672 on a vhost of its own, {@value #RABBIT_VHOST}, created fresh for the run with
+ * {@code rabbitmqctl} (guest given all rights) and deleted at the end; Kafka a KRaft child JVM. PostgreSQL:
+ * embedded, in a temporary folder.
+ *
+ * <p>Arguments: {@code [path|poison|all] [brokers] [messages] [repetitions]}; path defaults: sqs,rabbitmq,kafka,
+ * 500 messages, 3 repetitions; poison defaults: see {@link PoisonBench}.
  */
 public final class BrokerBench {
 
     private static final String BARE_ROUTE = "bench-bare-consumer";
+    private static final String CONSUME_ONLY_ROUTE = "bench-consume-only";
     private static final Duration ROUND_TIMEOUT = Duration.ofMinutes(10);
-    private static final String RABBIT_NAME = "iq-bench";
+    /** The RabbitMQ vhost of the benchmark (never {@code /}). */
+    static final String RABBIT_VHOST = "iq-bench";
 
     private BrokerBench() {
     }
 
     public static void main(String[] args) throws Exception {
-        List<String> brokers = List.of((args.length > 0 ? args[0] : "sqs,rabbitmq,kafka").split(","));
-        int messages = args.length > 1 ? Integer.parseInt(args[1]) : 2000;
-        int reps = args.length > 2 ? Integer.parseInt(args[2]) : 5;
+        String mode = args.length > 0 ? args[0] : "all";
+        String[] rest = Arrays.copyOfRange(args, Math.min(1, args.length), args.length);
         List<String> summary = new ArrayList<>();
-        for (String broker : brokers) {
-            summary.add(bench(broker.trim(), messages, reps));
+        if (mode.equals("path") || mode.equals("all")) {
+            List<String> brokers = List.of((rest.length > 0 ? rest[0] : "sqs,rabbitmq,kafka").split(","));
+            int messages = rest.length > 1 ? Integer.parseInt(rest[1]) : 500;
+            int reps = rest.length > 2 ? Integer.parseInt(rest[2]) : 3;
+            System.out.printf(Locale.ROOT, "broker-bench path: %d messages per round, %d repetitions, load %.1f%n",
+                    messages, reps, loadAverage());
+            for (String broker : brokers) {
+                summary.add(bench(broker.trim(), messages, reps));
+            }
+            System.out.println();
+            System.out.printf(Locale.ROOT, "%d messages per round, %d repetitions; msg/s and writing transactions"
+                    + " per message as median (min-max); load at end %.1f%n", messages, reps, loadAverage());
+            summary.forEach(System.out::println);
         }
-        System.out.println();
-        System.out.printf("%d messages per round, %d repetitions; msg/s as median (min-max)%n", messages, reps);
-        summary.forEach(System.out::println);
+        if (mode.equals("poison") || mode.equals("all")) {
+            PoisonBench.run(mode.equals("poison") ? rest : new String[0]);
+        }
+        if (!List.of("path", "poison", "all").contains(mode)) {
+            throw new IllegalArgumentException("first argument: path, poison or all, not " + mode);
+        }
         System.exit(0);
+    }
+
+    /** A broker made ready for one application: its profile, the overrides it needs, and how to take it down. */
+    record BrokerUnderTest(String profile, AutoCloseable teardown) {
+    }
+
+    /**
+     * Starts or prepares the broker and puts the properties the application needs into {@code p}.
+     *
+     * @param broker sqs, rabbitmq or kafka
+     * @param p overrides for {@link PipelineApp#start}
+     * @return the profile to start and the broker's teardown
+     */
+    static BrokerUnderTest prepare(String broker, Map<String, String> p) {
+        switch (broker) {
+            case "sqs":
+                return new BrokerUnderTest("embedded", () -> { });
+            case "rabbitmq":
+                freshVhost();
+                p.put("rabbitmq.uri", "amqp://guest:guest@127.0.0.1:5672/" + RABBIT_VHOST);
+                return new BrokerUnderTest("rabbitmq", () -> rabbitmqctl("delete_vhost", RABBIT_VHOST));
+            case "kafka":
+                KafkaKraftBroker kafka = KafkaKraftBroker.start();
+                kafka.createTopic(KafkaTopicSpec.forTopic("ingest"));
+                kafka.createTopic(KafkaTopicSpec.forTopic("ingest.dlq"));
+                p.put("kafka.bootstrap-servers", kafka.bootstrapServers());
+                return new BrokerUnderTest("kafka", kafka);
+            default:
+                throw new IllegalArgumentException("unknown broker " + broker + "; use sqs, rabbitmq or kafka");
+        }
+    }
+
+    /** Deletes the bench's vhost if a run left it, creates it and gives guest all rights on it. */
+    private static void freshVhost() {
+        Exec.run(List.of("rabbitmqctl", "-q", "delete_vhost", RABBIT_VHOST), Duration.ofSeconds(60));
+        rabbitmqctl("add_vhost", RABBIT_VHOST);
+        rabbitmqctl("set_permissions", "-p", RABBIT_VHOST, "guest", ".*", ".*", ".*");
+    }
+
+    private static void rabbitmqctl(String... args) {
+        List<String> command = new ArrayList<>(List.of("rabbitmqctl", "-q"));
+        command.addAll(List.of(args));
+        Exec result = Exec.run(command, Duration.ofSeconds(60));
+        if (result.exitCode() != 0) {
+            throw new IllegalStateException(String.join(" ", command) + " failed: " + result.output());
+        }
     }
 
     private static String bench(String broker, int messages, int reps) throws Exception {
@@ -68,58 +150,43 @@ public final class BrokerBench {
         p.put("camel.main.auto-startup", "false");
         // the parser is never called; no worker JVMs competing for the two cores
         p.put("parse.mode", "in-process");
-        AutoCloseable brokerProcess = () -> { };
-        String profile = broker;
-        switch (broker) {
-            case "sqs" -> profile = "embedded";
-            case "rabbitmq" -> {
-                RabbitMqBroker rabbit = RabbitMqBroker.ensureRunning();
-                p.put("rabbitmq.uri", rabbit.amqpUri());
-                p.put("rabbitmq.exchange", RABBIT_NAME);
-                p.put("rabbitmq.routing-key", RABBIT_NAME);
-                p.put("rabbitmq.queue", RABBIT_NAME);
-                p.put("rabbitmq.dlx", RABBIT_NAME + ".dlx");
-                p.put("rabbitmq.dlq", RABBIT_NAME + ".dlq");
-                p.put("rabbitmq.retry-queue", RABBIT_NAME + ".retry");
-                brokerProcess = () -> deleteRabbitTopology(rabbit);
-            }
-            case "kafka" -> {
-                KafkaKraftBroker kafka = KafkaKraftBroker.start();
-                kafka.createTopic(KafkaTopicSpec.forTopic("ingest"));
-                kafka.createTopic(KafkaTopicSpec.forTopic("ingest.dlq"));
-                p.put("kafka.bootstrap-servers", kafka.bootstrapServers());
-                brokerProcess = kafka;
-            }
-            default -> throw new IllegalArgumentException("unknown broker " + broker + "; use sqs, rabbitmq or kafka");
-        }
-        try (AutoCloseable b = brokerProcess; PipelineApp app = PipelineApp.start(profile, work.resolve("data"), p)) {
+        BrokerUnderTest b = prepare(broker, p);
+        try (AutoCloseable teardown = b.teardown(); PipelineApp app = PipelineApp.start(b.profile(), work.resolve("data"), p)) {
             Bench bench = new Bench(broker, app);
             bench.declare();
-            bench.round(false, Math.max(1, messages / 4));
-            bench.round(true, Math.max(1, messages / 4));
+            // warm-up, unmeasured: a whole round of each (a quarter round left the first repetition JIT-cold)
+            bench.round(Mode.CONSUME_ONLY, messages);
+            bench.round(Mode.BARE, messages);
+            bench.round(Mode.FULL, messages);
+            double[] only = new double[reps];
             double[] bare = new double[reps];
             double[] full = new double[reps];
             double[] ratio = new double[reps];
+            double[] bareTx = new double[reps];
+            double[] fullTx = new double[reps];
             for (int i = 0; i < reps; i++) {
-                boolean fullFirst = i % 2 == 1;
-                if (fullFirst) {
-                    full[i] = bench.round(true, messages);
-                    bare[i] = bench.round(false, messages);
-                } else {
-                    bare[i] = bench.round(false, messages);
-                    full[i] = bench.round(true, messages);
-                }
+                only[i] = bench.round(Mode.CONSUME_ONLY, messages).rate();
+                Round r1 = bench.round(i % 2 == 0 ? Mode.BARE : Mode.FULL, messages);
+                Round r2 = bench.round(i % 2 == 0 ? Mode.FULL : Mode.BARE, messages);
+                Round bareRound = i % 2 == 0 ? r1 : r2;
+                Round fullRound = i % 2 == 0 ? r2 : r1;
+                bare[i] = bareRound.rate();
+                full[i] = fullRound.rate();
+                bareTx[i] = bareRound.writesPerMessage();
+                fullTx[i] = fullRound.writesPerMessage();
                 ratio[i] = full[i] / bare[i];
-                System.out.printf(Locale.ROOT, "%s rep %d: bare %.0f msg/s, full %.0f msg/s, ratio %.3f%n",
-                        broker, i + 1, bare[i], full[i], ratio[i]);
+                System.out.printf(Locale.ROOT, "%s rep %d: consume-only %.0f msg/s, bare %.0f msg/s (%.2f writing tx/msg),"
+                                + " full %.0f msg/s (%.2f writing tx/msg), ratio full/bare %.3f, load %.1f%n",
+                        broker, i + 1, only[i], bare[i], bareTx[i], full[i], fullTx[i], ratio[i], loadAverage());
             }
-            return String.format(Locale.ROOT, "%-8s bare %s  full %s  ratio %s", broker, stats(bare, "%.0f"),
-                    stats(full, "%.0f"), stats(ratio, "%.3f"));
+            return String.format(Locale.ROOT, "%-8s consume-only %s  bare %s  full %s  ratio %s  writing tx/msg bare %s"
+                            + " full %s", broker, stats(only, "%.0f"), stats(bare, "%.0f"), stats(full, "%.0f"),
+                    stats(ratio, "%.3f"), stats(bareTx, "%.2f"), stats(fullTx, "%.2f"));
         }
     }
 
-    /** The real route files, with process-document replaced by the bench's, plus the bare route. */
-    private static Path routesDir(Path dir) throws Exception {
+    /** The real route files, with process-document replaced by the bench's, plus the bare routes. */
+    static Path routesDir(Path dir) throws Exception {
         Files.createDirectories(dir);
         for (Path from : List.of(Path.of("routes"), Path.of("bench", "routes"))) {
             try (Stream<Path> files = Files.list(from)) {
@@ -131,21 +198,33 @@ public final class BrokerBench {
         return dir;
     }
 
-    private static void deleteRabbitTopology(RabbitMqBroker rabbit) throws Exception {
-        try (var c = rabbit.connectionFactory().newConnection("broker-bench"); var ch = c.createChannel()) {
-            ch.queueDelete(RABBIT_NAME);
-            ch.queueDelete(RABBIT_NAME + ".dlq");
-            ch.queueDelete(RABBIT_NAME + ".retry");
-            ch.exchangeDelete(RABBIT_NAME);
-            ch.exchangeDelete(RABBIT_NAME + ".dlx");
+    /**
+     * @param db the bench's database
+     * @return the next transaction id PostgreSQL will assign; it advances once per writing transaction
+     */
+    static long nextXid(DataSource db) throws SQLException {
+        try (Connection c = db.getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint")) {
+            rs.next();
+            return rs.getLong(1);
         }
     }
 
-    private static String stats(double[] values, String format) {
+    static double loadAverage() {
+        return java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+    }
+
+    static String stats(double[] values, String format) {
         double[] s = values.clone();
-        java.util.Arrays.sort(s);
+        Arrays.sort(s);
         double median = s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
         return String.format(Locale.ROOT, format + " (" + format + "-" + format + ")", median, s[0], s[s.length - 1]);
+    }
+
+    private enum Mode { CONSUME_ONLY, BARE, FULL }
+
+    /** One measured round: messages/s and writing transactions per message. */
+    private record Round(double rate, double writesPerMessage) {
     }
 
     /** One application and the rounds run on it. */
@@ -155,13 +234,18 @@ public final class BrokerBench {
         private final PipelineApp app;
         private final BenchMeter meter;
         private final IngestPublisher publisher;
+        private final DataSource db;
         private int published;
 
-        Bench(String broker, PipelineApp app) {
+        Bench(String broker, PipelineApp app) throws SQLException {
             this.broker = broker;
             this.app = app;
             this.meter = app.bean("benchMeter", BenchMeter.class);
             this.publisher = app.bean("ingestPublisher", IngestPublisher.class);
+            this.db = app.bean("dataSource", DataSource.class);
+            try (Connection c = db.getConnection(); Statement s = c.createStatement()) {
+                s.execute(BenchMeter.CREATE_BARE_TABLE);
+            }
         }
 
         /** Starts and stops the bare route once, so its endpoint declares the queues (RabbitMQ). */
@@ -170,16 +254,17 @@ public final class BrokerBench {
             app.context().getRouteController().stopRoute(BARE_ROUTE);
         }
 
-        /** @return messages per second of the mode's routes over {@code n} fresh messages */
-        double round(boolean full, int n) throws Exception {
+        /** @return messages per second of the mode's routes over {@code n} fresh messages, and writes per message */
+        Round round(Mode mode, int n) throws Exception {
             for (int i = 0; i < n; i++) {
                 published++;
                 publisher.publish(new IngestMessage("bench", "doc-" + published,
                         URI.create("file:///bench/doc-" + published + ".pdf"), null, null, null));
             }
             meter.reset();
-            List<String> routes = routes(full);
+            List<String> routes = routes(mode);
             RouteController control = app.context().getRouteController();
+            long xid0 = nextXid(db);
             for (String id : routes) {
                 control.startRoute(id);
             }
@@ -195,18 +280,23 @@ public final class BrokerBench {
             for (int i = routes.size() - 1; i >= 0; i--) {
                 control.stopRoute(routes.get(i));
             }
-            return rate;
+            long writes = nextXid(db) - xid0;
+            return new Round(rate, (double) writes / n);
         }
 
-        private List<String> routes(boolean full) {
-            if (!full) {
+        private List<String> routes(Mode mode) {
+            if (mode == Mode.BARE) {
                 return List.of(BARE_ROUTE);
+            }
+            if (mode == Mode.CONSUME_ONLY) {
+                return List.of(CONSUME_ONLY_ROUTE);
             }
             // inner routes first, the consumer (ingest-consumer) last
             List<String> ids = new ArrayList<>();
             for (Route r : app.context().getRoutes()) {
-                if (!r.getRouteId().equals(BARE_ROUTE) && !r.getRouteId().equals("ingest-consumer")) {
-                    ids.add(r.getRouteId());
+                String id = r.getRouteId();
+                if (!id.equals(BARE_ROUTE) && !id.equals(CONSUME_ONLY_ROUTE) && !id.equals("ingest-consumer")) {
+                    ids.add(id);
                 }
             }
             ids.add("ingest-consumer");
