@@ -352,15 +352,19 @@ public final class AttemptJournal {
                 sent.put(ids[i], mark);
             }
         }
-        // one statement for every live attempt: the lease, and the stage each entered since the last beat
+        // one statement for every live attempt: the lease, and the stage each entered since the last beat. A row
+        // locked right now is being closed by its outcome's statement (index write, quarantine record): skipped,
+        // so the beat never waits for, nor deadlocks with, a transaction that closes an attempt
         String sql = """
                 UPDATE attempt_journal a SET lease_until = clock_timestamp() + ? * interval '1 millisecond',
                     stage = coalesce(m.stage, a.stage), stage_at = coalesce(m.stage_at::timestamptz, a.stage_at)
                 FROM unnest(?::bigint[], ?::text[], ?::text[]) AS m(attempt_id, stage, stage_at)
-                WHERE a.attempt_id = m.attempt_id AND a.closed_at IS NULL
+                WHERE a.attempt_id = m.attempt_id AND a.attempt_id IN (
+                    SELECT attempt_id FROM attempt_journal WHERE attempt_id = ANY (?::bigint[]) AND closed_at IS NULL
+                    FOR UPDATE SKIP LOCKED)
                 """;
         try {
-            int renewed = jdbc.update(sql, lease.duration().toMillis(), ids, stages, stageAts);
+            int renewed = jdbc.update(sql, lease.duration().toMillis(), ids, stages, stageAts, ids);
             // a mark entered meanwhile stays for the next beat
             sent.forEach(marks::remove);
             return renewed;

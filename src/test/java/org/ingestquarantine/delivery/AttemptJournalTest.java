@@ -204,6 +204,26 @@ class AttemptJournalTest extends PostgresTestBase {
         assertThat(journal.admit("k13", "folder", "other.pdf", 1, 2).indexed()).isNull();
     }
 
+    @Test
+    void shouldNotWaitForAnAttemptBeingClosedByItsOutcome() throws Exception {
+        AttemptJournal leased = new AttemptJournal(dataSource(), clock, new AttemptLease("host/1/D", Duration.ofMinutes(1)));
+        long closing = leased.open("k14", null, null, 1);
+        long other = leased.open("k15", null, null, 1);
+        try (java.sql.Connection c = dataSource().getConnection()) {
+            c.setAutoCommit(false);
+            try (java.sql.Statement s = c.createStatement()) {
+                // an outcome's statement holds the row it closes until its transaction ends
+                s.executeUpdate("UPDATE attempt_journal SET stage = 'index' WHERE attempt_id = " + closing);
+                long started = System.nanoTime();
+                assertThat(leased.renewLeases()).as("the other attempt renewed, the locked one skipped").isEqualTo(1);
+                assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
+            } finally {
+                c.rollback();
+            }
+        }
+        assertThat(leased.openAttempts("k15").live()).containsExactly(other);
+    }
+
     private static String storedStage(long attemptId) throws Exception {
         try (java.sql.Connection c = dataSource().getConnection();
              java.sql.PreparedStatement s = c.prepareStatement("SELECT stage FROM attempt_journal WHERE attempt_id = ?")) {
