@@ -1,11 +1,11 @@
 package org.ingestquarantine.ingest;
 
-import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -224,7 +224,7 @@ public final class DocumentIndex {
         s.setArray(i++, c.createArrayOf("float4", vectors));
         s.setInt(i++, vectorDims);
         s.setInt(i++, vectorDims);
-        Instant now = Instant.now().truncatedTo(java.time.temporal.ChronoUnit.MICROS);
+        Instant now = Instant.now().truncatedTo(ChronoUnit.MICROS);
         SqlTime.set(s, i++, now);
         SqlTime.set(s, i++, now);
         if (attemptId == null) {
