@@ -10,7 +10,10 @@
 --  * the owner (configuration sources.<name>.owner) is written when the record is created, and on a record that
 --    names none when it fails again; an owner once written is kept;
 --  * the attempt is appended to the history in the same statement, so row and history never disagree; the
---    summaries the operator reads (quarantine_summary, source_summary) follow by trigger in the same transaction.
+--    summaries the operator reads (quarantine_summary, source_summary) follow by trigger in the same transaction;
+--  * the delivery's attempt in the journal (:#attempt_id, null when there is none, e.g. the DLQ sweeper) is
+--    closed as quarantined in the same statement, so the record and the attempt's close commit together (one
+--    round trip, one commit); a repeat of an already recorded delivery closes it too (its outcome is recorded).
 WITH seen AS (
     SELECT 1 FROM quarantine_attempt
     WHERE delivery_key = CAST(:#delivery_key AS text) AND delivery_count = CAST(:#delivery_count AS integer)
@@ -65,6 +68,10 @@ WITH seen AS (
                                  THEN quarantine.reason_code ELSE EXCLUDED.reason_code END,
         owner             = COALESCE(quarantine.owner, EXCLUDED.owner)
     RETURNING dlq_id, attempts
+), closed AS (
+    UPDATE attempt_journal SET outcome = 'quarantined', closed_at = CAST(:#seen_at AS timestamptz),
+        stage = COALESCE(CAST(:#stage AS text), stage)
+    WHERE attempt_id = CAST(:#attempt_id AS bigint)
 )
 INSERT INTO quarantine_attempt (dlq_id, attempt_no, seen_at, error_class, error_type, error_fingerprint,
     reason_code, stage, source_version, payload_sha256, parser_version, delivery_count, delivery_key)

@@ -181,7 +181,7 @@ public final class AppConfiguration implements CamelConfiguration {
 
         DocumentIndex index = new DocumentIndex(database.dataSource(), embedder.dimensions());
         Preflight preflight = new Preflight(connectors, sourceAccess(context), maxBytes);
-        ConsumerCircuitBreaker breaker = new ConsumerCircuitBreaker(database::isReachable, classification,
+        ConsumerCircuitBreaker breaker = new ConsumerCircuitBreaker(database::reachableAfterOutage, classification,
                 settings.requiredMillis("db.probe-interval-ms"));
         context.getManagementStrategy().addEventNotifier(new StageNotifier(journal::stage));
         InFlightAttempts inFlight = new InFlightAttempts();

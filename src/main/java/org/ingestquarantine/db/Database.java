@@ -21,9 +21,13 @@ import org.flywaydb.core.api.FlywayException;
  *       answering fails after this long.</li>
  *   <li>pool size {@value #MAX_POOL_SIZE} connections.</li>
  * </ul>
- * After the server comes back, the pool replaces broken connections by itself; no restart is needed: every
- * connection is checked when it is borrowed (system property {@code com.zaxxer.hikari.aliveBypassWindowMs}
- * is set to 0 unless already set).
+ * After the server comes back, the pool replaces broken connections by itself; no restart is needed. A
+ * connection is checked when it is borrowed only if it was idle longer than HikariCP's
+ * {@code com.zaxxer.hikari.aliveBypassWindowMs} (500 ms by default): a check is a round trip (JDBC4
+ * {@code isValid} on PostgreSQL), and a message that paid one per borrow paid more for checks than for its work
+ * (issue 12). A connection broken since is evicted by HikariCP at its first failing statement (SQLSTATE 08...),
+ * the failure goes to the consumer's circuit breaker, and once the database answers again
+ * {@link #reachableAfterOutage()} replaces every connection opened before the outage.
  */
 public final class Database implements AutoCloseable {
 
@@ -37,15 +41,6 @@ public final class Database implements AutoCloseable {
     public static final int SOCKET_TIMEOUT_SECONDS = 30;
     /** Maximum pooled connections. */
     public static final int MAX_POOL_SIZE = 5;
-
-    static {
-        // HikariCP skips the liveness check of a connection used in the last 500 ms, so right after a
-        // database restart it can hand out a dead connection. Check every borrow instead (one round trip);
-        // must be set before HikariCP's pool class loads, and an explicit setting wins.
-        if (System.getProperty("com.zaxxer.hikari.aliveBypassWindowMs") == null) {
-            System.setProperty("com.zaxxer.hikari.aliveBypassWindowMs", "0");
-        }
-    }
 
     private final HikariDataSource dataSource;
 
@@ -155,10 +150,33 @@ public final class Database implements AutoCloseable {
      */
     public boolean isReachable() {
         try (java.sql.Connection c = dataSource.getConnection()) {
-            return c.isValid(1);
+            if (c.isValid(1)) {
+                return true;
+            }
+            // a broken connection would be handed out again to the next probe: out of the pool with it
+            dataSource.evictConnection(c);
+            return false;
         } catch (java.sql.SQLException | RuntimeException e) {
             return false;
         }
+    }
+
+    /**
+     * The probe of a consumer held after a database failure (circuit breaker): as {@link #isReachable()}, and
+     * when the database answers, every pooled connection opened before is replaced as soon as it is idle
+     * (HikariCP soft eviction), so that no connection broken by the outage is handed out unchecked afterwards.
+     *
+     * @return whether the database answers a validity check within 1 s now; never throws
+     */
+    public boolean reachableAfterOutage() {
+        if (!isReachable()) {
+            return false;
+        }
+        var pool = dataSource.getHikariPoolMXBean();
+        if (pool != null) {
+            pool.softEvictConnections();
+        }
+        return true;
     }
 
     /** Closes the pool. */

@@ -15,6 +15,7 @@ import javax.sql.DataSource;
 import org.ingestquarantine.db.Jdbc;
 import org.ingestquarantine.db.SqlFailure;
 import org.ingestquarantine.db.SqlTime;
+import org.ingestquarantine.ingest.IndexedVersion;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,6 +24,13 @@ import org.slf4j.LoggerFactory;
  * message starts and closed with its outcome when it ends. The resource_fatal guard counts deaths, not
  * deliveries; for Kafka, which has no delivery count, {@link #attempts(String)} is the counter. Each call
  * commits on its own. Thread-safe.
+ *
+ * <p><b>What a message costs</b> (issue 12): {@link #admit} reads the deaths and live attempts of the delivery
+ * and opens the new attempt in ONE statement (one round trip, one commit, before any work); stage marks stay in
+ * memory and travel with the heartbeat ({@link #stage}); an indexed or quarantined attempt is closed by the
+ * outcome's own statement (the index write of {@code ingest.DocumentIndex}, the quarantine record of
+ * {@code sql/quarantine-record.sql}), in its transaction, and {@link #closedByOutcome} only forgets it here.
+ * So an indexed message commits twice: its open and its outcome.
  *
  * <p><b>Leases.</b> Each attempt names its owner (this process, {@link AttemptLease#owner()}) and carries
  * {@code lease_until}, set to the database's clock + the lease when it opens and moved forward by
@@ -46,10 +54,15 @@ public final class AttemptJournal {
     private final AttemptLease lease;
     /** Attempts of this process whose lease the heartbeat renews: open ones, and closes not yet written. */
     private final Set<Long> live = ConcurrentHashMap.newKeySet();
+    /** The stage each live attempt of this process last entered, not yet written: the next beat writes it. */
+    private final Map<Long, StageMark> marks = new ConcurrentHashMap<>();
     /** Closes not yet written because the database was unreachable, by attempt id. */
     private final Map<Long, UnwrittenClose> unwritten = new ConcurrentHashMap<>();
 
     private record UnwrittenClose(AttemptOutcome outcome, Instant closedAt) {
+    }
+
+    private record StageMark(String stage, Instant at) {
     }
 
     /**
@@ -109,22 +122,114 @@ public final class AttemptJournal {
     }
 
     /**
+     * What {@link #admit} found and did.
+     *
+     * @param open the attempts of the delivery that were open before (live ones, and deaths)
+     * @param attemptId the attempt opened, or null if none was: another attempt is live, or the deaths reached
+     *     the budget
+     * @param indexed the document as the index holds it now (searchable), or null if it holds no searchable
+     *     version of it
+     */
+    public record Admission(OpenAttempts open, Long attemptId, IndexedVersion indexed) {
+    }
+
+    /**
+     * Reads the open attempts of a delivery and, unless one of them is live or the deaths reached
+     * {@code deathBudget}, opens a new attempt, in ONE statement (one round trip, one commit). The same
+     * statement reads the versions the index holds for the document, so that an unchanged document is known
+     * after its fetch without another round trip (the index write checks again, under its row lock).
+     * Closes kept during an outage are written first.
+     *
+     * @param deliveryKey broker message identity
+     * @param source connector name, may be null if not yet known
+     * @param docId document id, may be null if not yet known
+     * @param deliveryCount the broker's delivery count (1 = first); for Kafka {@code attempts(key) + 1}
+     * @param deathBudget deaths at which no attempt is opened any more (resource_fatal's {@code retries + 1})
+     * @return the open attempts before, the new attempt's id if one was opened, the indexed version
+     * @throws IllegalArgumentException if {@code deliveryCount} is below 1
+     * @throws JournalWriteException if the database fails; nothing was opened then
+     */
+    public Admission admit(String deliveryKey, String source, String docId, int deliveryCount, int deathBudget) {
+        Objects.requireNonNull(deliveryKey, "deliveryKey");
+        if (deliveryCount < 1) {
+            throw new IllegalArgumentException("deliveryCount starts at 1, was " + deliveryCount);
+        }
+        writeUnwrittenCloses();
+        String sql = """
+                WITH open AS (
+                    SELECT attempt_id, stage, started_at,
+                           coalesce(lease_until > clock_timestamp(), false) AS live
+                    FROM attempt_journal WHERE delivery_key = ? AND closed_at IS NULL
+                ), opened AS (
+                    INSERT INTO attempt_journal (delivery_key, source, doc_id, delivery_count, started_at, owner,
+                        lease_until)
+                    SELECT ?, ?, ?, ?, ?, ?, clock_timestamp() + ? * interval '1 millisecond'
+                    WHERE NOT EXISTS (SELECT 1 FROM open WHERE live)
+                      AND (SELECT count(*) FROM open WHERE NOT live) < ?
+                    RETURNING attempt_id
+                )
+                SELECT (SELECT attempt_id FROM opened) AS opened,
+                       (SELECT array_agg(attempt_id ORDER BY attempt_id) FROM open WHERE live) AS live,
+                       (SELECT count(*) FROM open WHERE NOT live) AS deaths, d.stage, d.started_at,
+                       doc.source_version, doc.parser_version, doc.chunker_version, doc.embedder_version
+                FROM (SELECT 1) one
+                LEFT JOIN LATERAL (
+                    SELECT stage, started_at FROM open WHERE NOT live
+                    ORDER BY started_at DESC, attempt_id DESC LIMIT 1) d ON true
+                LEFT JOIN documents doc ON doc.source = ? AND doc.doc_id = ? AND doc.state = 'searchable'
+                """;
+        try {
+            Admission admission = jdbc.queryFirst(sql, rs -> {
+                java.sql.Array ids = rs.getArray("live");
+                List<Long> liveIds = ids == null ? List.of() : List.of((Long[]) ids.getArray());
+                int deaths = rs.getInt("deaths");
+                long opened = rs.getLong("opened");
+                Long attemptId = rs.wasNull() ? null : opened;
+                String version = rs.getString("source_version");
+                IndexedVersion indexed = version == null ? null : new IndexedVersion(version,
+                        rs.getString("parser_version"), rs.getString("chunker_version"),
+                        rs.getString("embedder_version"));
+                return new Admission(new OpenAttempts(liveIds, deaths == 0 ? Deaths.NONE
+                        : new Deaths(deaths, rs.getString("stage"), SqlTime.get(rs, "started_at"))), attemptId,
+                        indexed);
+            }, deliveryKey, deliveryKey, source, docId, deliveryCount, now(), lease.owner(),
+                    lease.duration().toMillis(), deathBudget, source, docId).orElseThrow();
+            if (admission.attemptId() != null && !lease.duration().isZero()) {
+                live.add(admission.attemptId());
+            }
+            return admission;
+        } catch (SQLException e) {
+            throw failure("attempt for delivery " + deliveryKey + " was not journalled", e);
+        }
+    }
+
+    /**
      * Records the stage an open attempt has reached (e.g. {@code fetch}, {@code parse}, {@code index}).
      *
-     * <p>The mark commits asynchronously ({@code synchronous_commit = off} for this one statement's
-     * transaction, so one round trip and no WAL flush wait): it is visible to every reader at once and
-     * survives a consumer that dies, but a crash of the PostgreSQL server itself may lose the marks of the
-     * last few hundred milliseconds, leaving an open attempt with an earlier stage. The stage is only the
-     * explanation of a death; what the guarantees rest on stays synchronous: {@link #open} commits before
-     * any work, {@link #close} commits before the message is acknowledged (and its WAL flush also flushes
-     * every earlier mark).
+     * <p>For an attempt this process renews (a journal with a lease), the mark stays in memory and costs no
+     * round trip: the heartbeat's next beat writes it with the lease ({@link #renewLeases}, one statement for
+     * all live attempts of the process), and {@link #close} writes it with the outcome. So the stage of an
+     * attempt whose consumer died is known to within one heartbeat interval: an attempt killed less than one
+     * beat after entering a stage is remembered at the stage before.
      *
-     * @param attemptId an id from {@link #open}
+     * <p>Without a lease (no heartbeat, {@link AttemptLease#NONE}; tools and tests), or for an attempt this
+     * process does not renew, the mark is written at once, committed asynchronously ({@code
+     * synchronous_commit = off} for this one statement's transaction): visible to every reader at once, it
+     * survives a consumer that dies, but a crash of the PostgreSQL server itself may lose the marks of the last
+     * few hundred milliseconds. The stage is only the explanation of a death; what the guarantees rest on stays
+     * synchronous: the open commits before any work, the close commits before the message is acknowledged.
+     *
+     * @param attemptId an id from {@link #admit} or {@link #open}
      * @param stage the stage name
-     * @throws java.util.NoSuchElementException if there is no such attempt
-     * @throws JournalWriteException if the database fails
+     * @throws java.util.NoSuchElementException if the mark is written at once and there is no such attempt
+     * @throws JournalWriteException if the mark is written at once and the database fails
      */
     public void stage(long attemptId, String stage) {
+        Objects.requireNonNull(stage, "stage");
+        if (live.contains(attemptId)) {
+            marks.put(attemptId, new StageMark(stage, now()));
+            return;
+        }
         // set_config(..., true) lasts until the end of the statement's own (autocommit) transaction, whose
         // commit is the one it relaxes; the CTE is referenced so that it runs
         update(attemptId, """
@@ -132,6 +237,26 @@ public final class AttemptJournal {
                 UPDATE attempt_journal SET stage = ?, stage_at = ?
                 WHERE attempt_id = ? AND EXISTS (SELECT 1 FROM relaxed)
                 """, stage);
+    }
+
+    /**
+     * @param attemptId an attempt of this process
+     * @return the stage it last entered that no statement has written yet, if any
+     */
+    public java.util.Optional<String> unwrittenStage(long attemptId) {
+        StageMark mark = marks.get(attemptId);
+        return java.util.Optional.ofNullable(mark == null ? null : mark.stage());
+    }
+
+    /**
+     * Forgets an attempt that the outcome's own statement closed (in the same transaction as the index write
+     * or the quarantine record): no round trip. Its last stage was written by that statement.
+     *
+     * @param attemptId an id from {@link #admit} or {@link #open}
+     */
+    public void closedByOutcome(long attemptId) {
+        live.remove(attemptId);
+        marks.remove(attemptId);
     }
 
     /**
@@ -148,6 +273,7 @@ public final class AttemptJournal {
         try {
             writeClose(attemptId, outcome, closedAt);
             live.remove(attemptId);
+            marks.remove(attemptId);
         } catch (JournalWriteException e) {
             unwritten.put(attemptId, new UnwrittenClose(outcome, closedAt));
             LOG.warn("attempt {} closed as {} but not written (PostgreSQL unreachable); it is written before the"
@@ -156,9 +282,13 @@ public final class AttemptJournal {
     }
 
     private void writeClose(long attemptId, AttemptOutcome outcome, Instant closedAt) {
-        String sql = "UPDATE attempt_journal SET outcome = ?, closed_at = ? WHERE attempt_id = ?";
+        // the stage the attempt last entered, if no beat has written it yet, goes with the close
+        StageMark mark = marks.get(attemptId);
+        String sql = "UPDATE attempt_journal SET outcome = ?, closed_at = ?, stage = coalesce(?, stage),"
+                + " stage_at = coalesce(?, stage_at) WHERE attempt_id = ?";
         try {
-            if (jdbc.update(sql, outcome.code(), closedAt, attemptId) == 0) {
+            if (jdbc.update(sql, outcome.code(), closedAt, mark == null ? null : mark.stage(),
+                    mark == null ? null : mark.at(), attemptId) == 0) {
                 throw new NoSuchElementException("no journalled attempt with id " + attemptId);
             }
         } catch (SQLException e) {
@@ -179,6 +309,7 @@ public final class AttemptJournal {
             }
             unwritten.remove(e.getKey(), e.getValue());
             live.remove(e.getKey());
+            marks.remove(e.getKey());
         }
     }
 
@@ -191,6 +322,7 @@ public final class AttemptJournal {
     public void forget(long attemptId) {
         if (!unwritten.containsKey(attemptId)) {
             live.remove(attemptId);
+            marks.remove(attemptId);
         }
     }
 
@@ -209,10 +341,33 @@ public final class AttemptJournal {
             return 0;
         }
         Long[] ids = live.toArray(Long[]::new);
-        String sql = "UPDATE attempt_journal SET lease_until = clock_timestamp() + ? * interval '1 millisecond'"
-                + " WHERE attempt_id = ANY (?) AND closed_at IS NULL";
+        String[] stages = new String[ids.length];
+        String[] stageAts = new String[ids.length];
+        Map<Long, StageMark> sent = new java.util.HashMap<>();
+        for (int i = 0; i < ids.length; i++) {
+            StageMark mark = marks.get(ids[i]);
+            if (mark != null) {
+                stages[i] = mark.stage();
+                stageAts[i] = mark.at().toString();
+                sent.put(ids[i], mark);
+            }
+        }
+        // one statement for every live attempt: the lease, and the stage each entered since the last beat. A row
+        // locked right now is being closed by its outcome's statement (index write, quarantine record): skipped,
+        // so the beat never waits for, nor deadlocks with, a transaction that closes an attempt
+        String sql = """
+                UPDATE attempt_journal a SET lease_until = clock_timestamp() + ? * interval '1 millisecond',
+                    stage = coalesce(m.stage, a.stage), stage_at = coalesce(m.stage_at::timestamptz, a.stage_at)
+                FROM unnest(?::bigint[], ?::text[], ?::text[]) AS m(attempt_id, stage, stage_at)
+                WHERE a.attempt_id = m.attempt_id AND a.attempt_id IN (
+                    SELECT attempt_id FROM attempt_journal WHERE attempt_id = ANY (?::bigint[]) AND closed_at IS NULL
+                    FOR UPDATE SKIP LOCKED)
+                """;
         try {
-            return jdbc.update(sql, lease.duration().toMillis(), ids);
+            int renewed = jdbc.update(sql, lease.duration().toMillis(), ids, stages, stageAts, ids);
+            // a mark entered meanwhile stays for the next beat
+            sent.forEach(marks::remove);
+            return renewed;
         } catch (SQLException e) {
             throw failure("the leases of " + ids.length + " live attempt(s) were not renewed", e);
         }

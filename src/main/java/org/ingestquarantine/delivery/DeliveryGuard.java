@@ -15,7 +15,9 @@ import org.ingestquarantine.pipeline.PipelineKeys;
 
 /**
  * First step of every delivery, before any work: records the broker's delivery identity and count,
- * refuses a message whose earlier attempts died, and opens this attempt in the journal.
+ * refuses a message whose earlier attempts died, and opens this attempt in the journal: on the happy path
+ * one statement does all three ({@link AttemptJournal#admit}), and it also reads the version the index holds
+ * ({@link PipelineKeys#INDEXED}), so that an unchanged document costs no further read.
  *
  * <p>A death is an attempt that was opened and never closed (DESIGN.md §2): a delivery whose earlier
  * attempt ended with a recorded outcome, say a transient failure that released the message, is not a
@@ -89,31 +91,41 @@ public final class DeliveryGuard {
         }
         String key = exchange.getProperty(PipelineKeys.DELIVERY_KEY, String.class);
         int count = exchange.getProperty(PipelineKeys.DELIVERY_COUNT, Integer.class);
-        AttemptJournal.OpenAttempts open = journal.openAttempts(key);
-        if (open.anyLive()) {
+        IngestMessage message = exchange.getProperty(PipelineKeys.MESSAGE, IngestMessage.class);
+        int budget = policies.forClass(ErrorClass.RESOURCE_FATAL).maxDeliveries();
+        // the happy path: one statement reads the deaths and live attempts and opens this attempt
+        AttemptJournal.Admission admission = journal.admit(key, message.source(), message.docId(), count, budget);
+        if (admission.open().anyLive()) {
             Set<Long> waitedFor = new LinkedHashSet<>();
-            open = awaitNoLiveAttempt(exchange, key, open, waitedFor);
-            if (journal.settledAny(waitedFor)) {
-                LOG.info("{}: the attempt this delivery waited for settled the message; acknowledged, no work",
-                        LogSafe.identity(key));
-                exchange.setProperty(PipelineKeys.SETTLED_ELSEWHERE, Boolean.TRUE);
-                return;
-            }
+            long deadline = System.nanoTime() + maxWait.toNanos();
+            do {
+                awaitNoLiveAttempt(exchange, key, admission.open(), waitedFor, deadline);
+                if (journal.settledAny(waitedFor)) {
+                    LOG.info("{}: the attempt this delivery waited for settled the message; acknowledged, no work",
+                            LogSafe.identity(key));
+                    exchange.setProperty(PipelineKeys.SETTLED_ELSEWHERE, Boolean.TRUE);
+                    return;
+                }
+                admission = journal.admit(key, message.source(), message.docId(), count, budget);
+            } while (admission.open().anyLive());
         }
-        Deaths deaths = open.deaths();
+        Deaths deaths = admission.open().deaths();
         if (count > 1 || deaths.count() > 0) {
             LOG.info("{} delivered {} times; {} earlier attempt(s) never finished", LogSafe.identity(key), count,
                     deaths.count());
         }
-        if (deaths.count() >= policies.forClass(ErrorClass.RESOURCE_FATAL).maxDeliveries()) {
+        if (admission.attemptId() == null) {
+            // the deaths reached the budget: no attempt was opened
             if (deaths.lastStage() != null) {
                 exchange.setProperty(PipelineKeys.STAGE, deaths.lastStage());
             }
             throw new ConsumerDiedException(deaths.count(), deaths.lastStage());
         }
-        IngestMessage message = exchange.getProperty(PipelineKeys.MESSAGE, IngestMessage.class);
-        long attemptId = journal.open(key, message.source(), message.docId(), count);
+        long attemptId = admission.attemptId();
         exchange.setProperty(PipelineKeys.ATTEMPT_ID, attemptId);
+        if (admission.indexed() != null) {
+            exchange.setProperty(PipelineKeys.INDEXED, admission.indexed());
+        }
         inFlight.add(attemptId, exchange);
         // whatever happens next, the heartbeat stops renewing this attempt once the delivery ends
         exchange.getExchangeExtension().addOnCompletion(new SynchronizationAdapter() {
@@ -124,12 +136,11 @@ public final class DeliveryGuard {
         });
     }
 
-    /** Waits while another attempt at {@code key} is live; returns the open attempts once none is. */
-    private AttemptJournal.OpenAttempts awaitNoLiveAttempt(Exchange exchange, String key,
-                                                           AttemptJournal.OpenAttempts open, Set<Long> waitedFor) {
+    /** Waits while another attempt at {@code key} is live (reading only); returns once none is. */
+    private void awaitNoLiveAttempt(Exchange exchange, String key, AttemptJournal.OpenAttempts open,
+                                    Set<Long> waitedFor, long deadline) {
         LOG.info("{} is being worked on by {} live attempt(s) elsewhere; waiting for them", LogSafe.identity(key),
                 open.live().size());
-        long deadline = System.nanoTime() + maxWait.toNanos();
         while (open.anyLive()) {
             waitedFor.addAll(open.live());
             if (System.nanoTime() - deadline >= 0 || inFlight.isStopping() || !pause()) {
@@ -140,7 +151,6 @@ public final class DeliveryGuard {
             }
             open = journal.openAttempts(key);
         }
-        return open;
     }
 
     /** @return false if interrupted (the consumer is stopping) */

@@ -10,7 +10,8 @@ import org.ingestquarantine.pipeline.PipelineKeys;
 import org.ingestquarantine.quarantine.QuarantineRecorder;
 
 /**
- * Closes a delivery: its attempt in the journal, its terminal outcome on the exchange
+ * Closes a delivery: its attempt in the journal (an indexed or quarantined one was closed by the outcome's own
+ * statement, in its transaction: only forgotten here, no round trip), its terminal outcome on the exchange
  * ({@link PipelineKeys#OUTCOME}, which a completed consumer exchange carries to whoever listens to Camel's
  * events) and in the processed/failed counters by source and content type. Called only after the outcome is
  * committed (index written, or quarantine record written), and before the consumer acknowledges the message.
@@ -42,7 +43,8 @@ public final class Outcomes {
             case UNCHANGED -> "unchanged";
             case STALE_REJECTED -> "stale";
         };
-        close(exchange, outcome == IndexOutcome.INDEXED ? "indexed" : "skipped");
+        // the index write closed the attempt in its own statement (indexed or skipped)
+        closedByOutcome(exchange);
         settle(exchange, name);
     }
 
@@ -54,7 +56,8 @@ public final class Outcomes {
 
     /** @param exchange a delivery whose quarantine record committed */
     public void quarantined(Exchange exchange) {
-        close(exchange, QUARANTINED);
+        // the quarantine record's statement closed the attempt (sql/quarantine-record.sql)
+        closedByOutcome(exchange);
         settle(exchange, QUARANTINED);
     }
 
@@ -67,6 +70,13 @@ public final class Outcomes {
         Long attemptId = exchange.getProperty(PipelineKeys.ATTEMPT_ID, Long.class);
         if (attemptId != null) {
             journal.close(attemptId, outcome);
+        }
+    }
+
+    private void closedByOutcome(Exchange exchange) {
+        Long attemptId = exchange.getProperty(PipelineKeys.ATTEMPT_ID, Long.class);
+        if (attemptId != null) {
+            journal.closedByOutcome(attemptId);
         }
     }
 

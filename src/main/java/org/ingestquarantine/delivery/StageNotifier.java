@@ -11,8 +11,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Marks the stage an attempt enters, on the exchange ({@link PipelineKeys#STAGE}) and in the attempt
  * journal, from the {@code step} blocks of routes/process-document.camel.yaml: each step's id is a stage.
- * So an attempt that dies is remembered with the stage it died in, and no route needs a bean call between
- * its stages. Runs on the thread that enters the step, before the step's first processor.
+ * So an attempt that dies is remembered with the stage it died in (to within one heartbeat: the journal keeps
+ * the mark in memory and the heartbeat writes it, {@link AttemptJournal#stage}), and no route needs a bean call
+ * between its stages. Runs on the thread that enters the step, before the step's first processor.
  *
  * <p>A journal write that fails (the database is away) is logged at debug level and not retried: the
  * stage is evidence, not a condition for the work; the outcome's write decides what happens next.

@@ -1,11 +1,11 @@
 package org.ingestquarantine.ingest;
 
-import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -24,34 +24,86 @@ import org.ingestquarantine.failure.DownstreamContractException;
  * The search index in PostgreSQL: tables {@code documents} (one row per source and document) and
  * {@code chunks} (text, {@code real[]} embedding, page range).
  *
- * <p>{@link #index(IndexedDocument)} runs in ONE transaction: it locks the document's row, rejects a stale
- * write, skips an unchanged one, and otherwise replaces the chunks; the row is written as
- * {@link DocumentState#INDEXING} first and becomes {@link DocumentState#SEARCHABLE} only after every chunk is
- * written, so a reader never sees a searchable document with missing chunks. Thread-safe.
+ * <p>{@link #index(IndexedDocument, Long)} is ONE statement (one round trip, one commit, with the close of the
+ * delivery's attempt): it rejects a stale write and skips an unchanged one, judged on the document's row under
+ * its lock, and otherwise replaces the chunks; the row becomes {@link DocumentState#SEARCHABLE} in the same
+ * statement that writes every chunk, so a reader never sees a searchable document with missing chunks.
+ * Thread-safe.
  */
 public final class DocumentIndex {
 
-    private static final String INSERT_NEW = """
-            INSERT INTO documents (source, doc_id, source_version, source_updated_at, content_sha256, parser_version,
-                chunker_version, embedder_version, page_count, chunk_count, pages_lost_count, pages_lost, state,
-                indexed_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'indexing', now())
-            ON CONFLICT (source, doc_id) DO NOTHING
+    /**
+     * The whole write in ONE statement, so one round trip and one commit (issue 12). The documents row is
+     * inserted, or updated unless the stored version is later (stale) or the same version made by the same code
+     * is already searchable (unchanged). Only if the row was written are the chunks no longer part of the
+     * document deleted and every chunk upserted (the two touch disjoint rows). The delivery's attempt, if given,
+     * is closed in the same transaction ({@code indexed}, or {@code skipped} for stale and unchanged), so the
+     * outcome and the attempt's close commit together. The row is written as searchable: no reader sees it
+     * before the statement commits, and then every chunk is there.
+     *
+     * <p>Concurrent writers of one document: the statement reads the row with its snapshot ({@code snap}) and
+     * updates it only if the row it locks ({@code ON CONFLICT}) is that same version ({@code xmin}); if another
+     * writer committed in between, nothing is written, nothing is closed, the verdict is {@code raced} and the
+     * statement runs again with a fresh snapshot (so its chunk delete sees that writer's chunks).
+     */
+    private static final String WRITE = """
+            WITH snap AS (
+                SELECT xmin::text AS x, source_updated_at, source_version, state, parser_version, chunker_version,
+                    embedder_version
+                FROM documents WHERE source = ? AND doc_id = ?
+            ), doc AS (
+                INSERT INTO documents AS d (source, doc_id, source_version, source_updated_at, content_sha256,
+                    parser_version, chunker_version, embedder_version, page_count, chunk_count, pages_lost_count,
+                    pages_lost, state, indexed_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::integer[], 'searchable', now())
+                ON CONFLICT (source, doc_id) DO UPDATE SET source_version = EXCLUDED.source_version,
+                    source_updated_at = EXCLUDED.source_updated_at, content_sha256 = EXCLUDED.content_sha256,
+                    parser_version = EXCLUDED.parser_version, chunker_version = EXCLUDED.chunker_version,
+                    embedder_version = EXCLUDED.embedder_version, page_count = EXCLUDED.page_count,
+                    chunk_count = EXCLUDED.chunk_count, pages_lost_count = EXCLUDED.pages_lost_count,
+                    pages_lost = EXCLUDED.pages_lost, state = 'searchable', indexed_at = now()
+                WHERE d.xmin::text = coalesce((SELECT x FROM snap), '')
+                  AND NOT (d.source_updated_at IS NOT NULL AND EXCLUDED.source_updated_at IS NOT NULL
+                           AND d.source_updated_at > EXCLUDED.source_updated_at)
+                  AND NOT (d.source_version = EXCLUDED.source_version AND d.state = 'searchable'
+                           AND d.parser_version = EXCLUDED.parser_version
+                           AND d.chunker_version = EXCLUDED.chunker_version
+                           AND d.embedder_version = EXCLUDED.embedder_version)
+                RETURNING 1
+            ), verdict AS (
+                SELECT CASE WHEN EXISTS (SELECT 1 FROM doc) THEN 'indexed'
+                            WHEN s.source_updated_at IS NOT NULL AND CAST(? AS timestamptz) IS NOT NULL
+                                 AND s.source_updated_at > CAST(? AS timestamptz) THEN 'stale'
+                            WHEN s.source_version = ? AND s.state = 'searchable' AND s.parser_version = ?
+                                 AND s.chunker_version = ? AND s.embedder_version = ? THEN 'unchanged'
+                            ELSE 'raced' END AS v
+                FROM (SELECT 1) one LEFT JOIN snap s ON true
+            ), incoming AS (
+                SELECT c.seq, c.text, c.page_from, c.page_to, c.o
+                FROM unnest(?::integer[], ?::text[], ?::integer[], ?::integer[])
+                     WITH ORDINALITY AS c(seq, text, page_from, page_to, o)
+            ), gone AS (
+                DELETE FROM chunks WHERE source = ? AND doc_id = ? AND EXISTS (SELECT 1 FROM doc)
+                    AND seq NOT IN (SELECT seq FROM incoming)
+            ), written AS (
+                INSERT INTO chunks AS k (source, doc_id, seq, text, embedding, page_from, page_to)
+                SELECT ?, ?, i.seq, i.text, (?::real[])[(i.o - 1) * ? + 1 : i.o * ?], i.page_from, i.page_to
+                FROM incoming i WHERE EXISTS (SELECT 1 FROM doc)
+                ON CONFLICT (source, doc_id, seq) DO UPDATE SET text = EXCLUDED.text,
+                    embedding = EXCLUDED.embedding, page_from = EXCLUDED.page_from, page_to = EXCLUDED.page_to
+            ), closed AS (
+                UPDATE attempt_journal SET stage = 'index', stage_at = ?, closed_at = ?,
+                    outcome = CASE WHEN (SELECT v FROM verdict) = 'indexed' THEN 'indexed' ELSE 'skipped' END
+                WHERE attempt_id = ? AND (SELECT v FROM verdict) <> 'raced'
+            )
+            SELECT v FROM verdict
             """;
 
-    private static final String LOCK = """
-            SELECT source_version, source_updated_at, state, parser_version, chunker_version, embedder_version
-            FROM documents WHERE source = ? AND doc_id = ? FOR UPDATE
-            """;
-
-    private static final String UPDATE_INDEXING = """
-            UPDATE documents SET source_version = ?, source_updated_at = ?, content_sha256 = ?, parser_version = ?,
-                chunker_version = ?, embedder_version = ?, page_count = ?, chunk_count = ?, pages_lost_count = ?,
-                pages_lost = ?, state = 'indexing', indexed_at = now()
-            WHERE source = ? AND doc_id = ?
-            """;
+    /** How often the write runs again when a concurrent writer of the same document committed under it. */
+    private static final int MAX_RACES = 5;
 
     private final Jdbc jdbc;
+    private final DataSource dataSource;
     private final int vectorDims;
 
     /**
@@ -64,6 +116,7 @@ public final class DocumentIndex {
             throw new IllegalArgumentException("vectorDims must be positive, was " + vectorDims);
         }
         this.jdbc = new Jdbc(dataSource);
+        this.dataSource = dataSource;
         this.vectorDims = vectorDims;
     }
 
@@ -85,10 +138,45 @@ public final class DocumentIndex {
      * @throws IndexWriteException if the database fails; nothing was committed
      */
     public IndexOutcome index(IndexedDocument document) {
+        return index(document, null);
+    }
+
+    /**
+     * Writes a document and its chunks, replacing any earlier version, and closes the delivery's attempt in the
+     * attempt journal in the same statement (one round trip, one commit): {@code indexed} if the document was
+     * written, {@code skipped} if it was stale or unchanged.
+     *
+     * @param document the document; at least one chunk, distinct seq numbers
+     * @param attemptId the delivery's attempt ({@code attempt_journal.attempt_id}), or null to close none
+     * @return as {@link #index(IndexedDocument)}
+     * @throws DownstreamContractException as {@link #index(IndexedDocument)}
+     * @throws IllegalArgumentException as {@link #index(IndexedDocument)}
+     * @throws IndexWriteException if the database fails; nothing was committed, the attempt is still open
+     */
+    public IndexOutcome index(IndexedDocument document, Long attemptId) {
         validate(document);
-        try {
-            // a write that is not INDEXED changed nothing, so committing it is the same as rolling it back
-            return jdbc.inTransaction(c -> write(c, document));
+        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(WRITE)) {
+            bind(c, s, document, attemptId);
+            for (int run = 1; ; run++) {
+                String verdict;
+                try (ResultSet rs = s.executeQuery()) {
+                    rs.next();
+                    verdict = rs.getString(1);
+                }
+                switch (verdict) {
+                    case "indexed":
+                        return IndexOutcome.INDEXED;
+                    case "stale":
+                        return IndexOutcome.STALE_REJECTED;
+                    case "unchanged":
+                        return IndexOutcome.UNCHANGED;
+                    default:
+                        if (run >= MAX_RACES) {
+                            throw new SQLException("another writer of the document committed under each of " + run
+                                    + " writes", "40001");
+                        }
+                }
+            }
         } catch (SQLException e) {
             throw new IndexWriteException("document " + document.source() + "/" + document.docId()
                     + " was not indexed (" + SqlFailure.describe(e) + "); do not acknowledge the message,"
@@ -96,56 +184,54 @@ public final class DocumentIndex {
         }
     }
 
-    private IndexOutcome write(Connection c, IndexedDocument d) throws SQLException {
-        boolean created;
-        // A new document: insert it as 'indexing'. A concurrent writer of the same document waits on the
-        // unique key until this transaction ends, then takes the row lock below.
-        try (PreparedStatement s = c.prepareStatement(INSERT_NEW)) {
-            s.setString(1, d.source());
-            s.setString(2, d.docId());
-            bindVersion(s, 3, d);
-            created = s.executeUpdate() == 1;
-        }
-        if (!created) {
-            try (PreparedStatement s = c.prepareStatement(LOCK)) {
-                s.setString(1, d.source());
-                s.setString(2, d.docId());
-                try (ResultSet rs = s.executeQuery()) {
-                    rs.next();
-                    Instant storedUpdatedAt = SqlTime.get(rs, "source_updated_at");
-                    if (storedUpdatedAt != null && d.sourceUpdatedAt() != null
-                            && storedUpdatedAt.isAfter(d.sourceUpdatedAt())) {
-                        return IndexOutcome.STALE_REJECTED;
-                    }
-                    if (d.sourceVersion().equals(rs.getString("source_version"))
-                            && DocumentState.SEARCHABLE.code().equals(rs.getString("state"))
-                            && d.parserVersion().equals(rs.getString("parser_version"))
-                            && d.chunkerVersion().equals(rs.getString("chunker_version"))
-                            && d.embedderVersion().equals(rs.getString("embedder_version"))) {
-                        return IndexOutcome.UNCHANGED;
-                    }
-                }
-            }
-            try (PreparedStatement s = c.prepareStatement(UPDATE_INDEXING)) {
-                int i = bindVersion(s, 1, d);
-                s.setString(i++, d.source());
-                s.setString(i, d.docId());
-                s.executeUpdate();
-            }
-            try (PreparedStatement s = c.prepareStatement("DELETE FROM chunks WHERE source = ? AND doc_id = ?")) {
-                s.setString(1, d.source());
-                s.setString(2, d.docId());
-                s.executeUpdate();
+    private void bind(Connection c, PreparedStatement s, IndexedDocument d, Long attemptId) throws SQLException {
+        int i = 1;
+        s.setString(i++, d.source());
+        s.setString(i++, d.docId());
+        s.setString(i++, d.source());
+        s.setString(i++, d.docId());
+        i = bindVersion(s, i, d);
+        SqlTime.set(s, i++, d.sourceUpdatedAt());
+        SqlTime.set(s, i++, d.sourceUpdatedAt());
+        s.setString(i++, d.sourceVersion());
+        s.setString(i++, d.parserVersion());
+        s.setString(i++, d.chunkerVersion());
+        s.setString(i++, d.embedderVersion());
+        int n = d.chunks().size();
+        Integer[] seqs = new Integer[n];
+        String[] texts = new String[n];
+        Integer[] from = new Integer[n];
+        Integer[] to = new Integer[n];
+        Float[] vectors = new Float[n * vectorDims];
+        for (int k = 0; k < n; k++) {
+            IndexedChunk chunk = d.chunks().get(k);
+            seqs[k] = chunk.seq();
+            texts[k] = chunk.text();
+            from[k] = chunk.pageFrom();
+            to[k] = chunk.pageTo();
+            for (int j = 0; j < vectorDims; j++) {
+                vectors[k * vectorDims + j] = chunk.embedding()[j];
             }
         }
-        insertChunks(c, d);
-        try (PreparedStatement s = c.prepareStatement(
-                "UPDATE documents SET state = 'searchable' WHERE source = ? AND doc_id = ?")) {
-            s.setString(1, d.source());
-            s.setString(2, d.docId());
-            s.executeUpdate();
+        s.setArray(i++, c.createArrayOf("integer", seqs));
+        s.setArray(i++, c.createArrayOf("text", texts));
+        s.setArray(i++, c.createArrayOf("integer", from));
+        s.setArray(i++, c.createArrayOf("integer", to));
+        s.setString(i++, d.source());
+        s.setString(i++, d.docId());
+        s.setString(i++, d.source());
+        s.setString(i++, d.docId());
+        s.setArray(i++, c.createArrayOf("float4", vectors));
+        s.setInt(i++, vectorDims);
+        s.setInt(i++, vectorDims);
+        Instant now = Instant.now().truncatedTo(ChronoUnit.MICROS);
+        SqlTime.set(s, i++, now);
+        SqlTime.set(s, i++, now);
+        if (attemptId == null) {
+            s.setNull(i, java.sql.Types.BIGINT);
+        } else {
+            s.setLong(i, attemptId);
         }
-        return IndexOutcome.INDEXED;
     }
 
     /** Binds the ten columns from source_version to pages_lost; returns the next index. */
@@ -162,29 +248,6 @@ public final class DocumentIndex {
         s.setInt(i++, d.pagesLost().size());
         s.setArray(i++, s.getConnection().createArrayOf("integer", d.pagesLost().toArray()));
         return i;
-    }
-
-    private static void insertChunks(Connection c, IndexedDocument d) throws SQLException {
-        String sql = "INSERT INTO chunks (source, doc_id, seq, text, embedding, page_from, page_to)"
-                + " VALUES (?, ?, ?, ?, ?, ?, ?)";
-        try (PreparedStatement s = c.prepareStatement(sql)) {
-            for (IndexedChunk chunk : d.chunks()) {
-                Float[] boxed = new Float[chunk.embedding().length];
-                for (int i = 0; i < boxed.length; i++) {
-                    boxed[i] = chunk.embedding()[i];
-                }
-                Array vector = c.createArrayOf("float4", boxed);
-                s.setString(1, d.source());
-                s.setString(2, d.docId());
-                s.setInt(3, chunk.seq());
-                s.setString(4, chunk.text());
-                s.setArray(5, vector);
-                s.setInt(6, chunk.pageFrom());
-                s.setInt(7, chunk.pageTo());
-                s.addBatch();
-            }
-            s.executeBatch();
-        }
     }
 
     private void validate(IndexedDocument d) {

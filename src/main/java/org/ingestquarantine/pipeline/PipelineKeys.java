@@ -19,6 +19,11 @@ public final class PipelineKeys {
     /** The stage the document is in: receive, then the route's step ids (preflight, fetch, parse, ...). */
     public static final String STAGE = "iqStage";
     /**
+     * The version of the document the index held as searchable when the delivery was admitted
+     * ({@code ingest.IndexedVersion}, read with the attempt's open); absent if none.
+     */
+    public static final String INDEXED = "iqIndexed";
+    /**
      * The fetched document's handle (work file, sha256, source version, content type): kept for the evidence
      * record, whose payload it is. The document itself travels in the body.
      */

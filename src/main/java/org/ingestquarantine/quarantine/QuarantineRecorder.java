@@ -102,7 +102,10 @@ public final class QuarantineRecorder {
                     .contentType(fetched.contentType())
                     .payload(fetched.file());
         }
-        return store.evidenceRow(e.build());
+        Map<String, Object> row = store.evidenceRow(e.build());
+        // the statement closes this delivery's attempt too, in the same transaction as the record
+        row.put("attempt_id", exchange.getProperty(PipelineKeys.ATTEMPT_ID, Long.class));
+        return row;
     }
 
     /**

@@ -162,6 +162,8 @@ public final class QuarantineStore {
         row.put("seen_at", time(clock.instant().truncatedTo(ChronoUnit.MICROS)));
         row.put("delivery_key", text(e.deliveryKey()));
         row.put("delivery_count", e.deliveryCount());
+        // the delivery's attempt in the journal, closed by the same statement; none here (see QuarantineRecorder)
+        row.put("attempt_id", null);
         return row;
     }
 

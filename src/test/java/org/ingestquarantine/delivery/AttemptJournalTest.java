@@ -119,6 +119,11 @@ class AttemptJournalTest extends PostgresTestBase {
         AttemptJournal leased = new AttemptJournal(dataSource(), clock, new AttemptLease("host/1/A", Duration.ofMinutes(1)));
         long id = leased.open("k6", "folder", "f.pdf", 1);
         leased.stage(id, "parse");
+        assertThat(storedStage(id)).as("a live attempt's mark waits for the next beat: no round trip").isNull();
+        assertThat(leased.unwrittenStage(id)).contains("parse");
+        leased.renewLeases();
+        assertThat(storedStage(id)).as("the beat wrote it").isEqualTo("parse");
+        assertThat(leased.unwrittenStage(id)).isEmpty();
 
         assertThat(leased.openAttempts("k6").live()).as("its owner still beats").containsExactly(id);
         assertThat(leased.deaths("k6")).isEqualTo(Deaths.NONE);
@@ -161,6 +166,73 @@ class AttemptJournalTest extends PostgresTestBase {
         journal.close(indexed, AttemptOutcome.INDEXED);
         assertThat(journal.settledAny(java.util.List.of(released, indexed))).isTrue();
         assertThat(journal.settledAny(java.util.List.of())).isFalse();
+    }
+
+    @Test
+    void shouldReadDeathsAndLiveAttemptsAndOpenInOneStatement() throws Exception {
+        AttemptJournal leased = new AttemptJournal(dataSource(), clock, new AttemptLease("host/1/C", Duration.ofMinutes(1)));
+        AttemptJournal.Admission first = leased.admit("k11", "folder", "g.pdf", 1, 2);
+        assertThat(first.attemptId()).isNotNull();
+        assertThat(first.open()).isEqualTo(AttemptJournal.OpenAttempts.NONE);
+        assertThat(first.indexed()).as("not indexed").isNull();
+
+        AttemptJournal.Admission whileLive = leased.admit("k11", "folder", "g.pdf", 2, 2);
+        assertThat(whileLive.attemptId()).as("another attempt is live: none opened").isNull();
+        assertThat(whileLive.open().live()).containsExactly(first.attemptId());
+
+        leased.stage(first.attemptId(), "embed");
+        leased.renewLeases();
+        expireLease(first.attemptId());
+        AttemptJournal.Admission afterOneDeath = leased.admit("k11", "folder", "g.pdf", 2, 2);
+        assertThat(afterOneDeath.attemptId()).isNotNull();
+        assertThat(afterOneDeath.open().deaths()).isEqualTo(new Deaths(1, "embed", T0));
+
+        expireLease(afterOneDeath.attemptId());
+        AttemptJournal.Admission spent = leased.admit("k11", "folder", "g.pdf", 3, 2);
+        assertThat(spent.attemptId()).as("deaths reached the budget: none opened").isNull();
+        assertThat(spent.open().deaths().count()).isEqualTo(2);
+        assertThat(leased.attempts("k11")).isEqualTo(2);
+    }
+
+    @Test
+    void shouldReadTheIndexedVersionWithTheOpen() throws Exception {
+        new org.ingestquarantine.ingest.DocumentIndex(dataSource(), 2).index(new org.ingestquarantine.ingest.IndexedDocument(
+                "folder", "h.pdf", "v1", T0, null, "p1", "c1", "e1", 1,
+                java.util.List.of(new org.ingestquarantine.ingest.IndexedChunk(0, "t", new float[] {1, 2}, 1, 1))));
+        assertThat(journal.admit("k12", "folder", "h.pdf", 1, 2).indexed())
+                .isEqualTo(new org.ingestquarantine.ingest.IndexedVersion("v1", "p1", "c1", "e1"));
+        assertThat(journal.admit("k13", "folder", "other.pdf", 1, 2).indexed()).isNull();
+    }
+
+    @Test
+    void shouldNotWaitForAnAttemptBeingClosedByItsOutcome() throws Exception {
+        AttemptJournal leased = new AttemptJournal(dataSource(), clock, new AttemptLease("host/1/D", Duration.ofMinutes(1)));
+        long closing = leased.open("k14", null, null, 1);
+        long other = leased.open("k15", null, null, 1);
+        try (java.sql.Connection c = dataSource().getConnection()) {
+            c.setAutoCommit(false);
+            try (java.sql.Statement s = c.createStatement()) {
+                // an outcome's statement holds the row it closes until its transaction ends
+                s.executeUpdate("UPDATE attempt_journal SET stage = 'index' WHERE attempt_id = " + closing);
+                long started = System.nanoTime();
+                assertThat(leased.renewLeases()).as("the other attempt renewed, the locked one skipped").isEqualTo(1);
+                assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
+            } finally {
+                c.rollback();
+            }
+        }
+        assertThat(leased.openAttempts("k15").live()).containsExactly(other);
+    }
+
+    private static String storedStage(long attemptId) throws Exception {
+        try (java.sql.Connection c = dataSource().getConnection();
+             java.sql.PreparedStatement s = c.prepareStatement("SELECT stage FROM attempt_journal WHERE attempt_id = ?")) {
+            s.setLong(1, attemptId);
+            try (java.sql.ResultSet rs = s.executeQuery()) {
+                rs.next();
+                return rs.getString(1);
+            }
+        }
     }
 
     private static String owner(long attemptId) throws Exception {

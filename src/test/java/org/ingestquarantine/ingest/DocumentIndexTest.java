@@ -151,6 +151,62 @@ class DocumentIndexTest extends PostgresTestBase {
         assertThat(query("SELECT count(*) FROM chunks WHERE doc_id = 'i'")).isEqualTo(5);
     }
 
+    @Test
+    void shouldLeaveNoChunkOfAVersionCommittedUnderAConcurrentWriter() throws Exception {
+        // the latest version has the FEWEST chunks: a writer whose snapshot missed a concurrent writer's extra
+        // chunks would leave them behind
+        for (int round = 0; round < 10; round++) {
+            String id = "r" + round;
+            List<Thread> writers = new ArrayList<>();
+            for (int w = 0; w < 4; w++) {
+                int n = w;
+                writers.add(new Thread(() -> index.index(doc(id, "v" + n, T1.plusSeconds(n), "p1", 6 - n))));
+            }
+            writers.forEach(Thread::start);
+            for (Thread t : writers) {
+                t.join();
+            }
+            assertThat(index.isCurrent("folder", id, "v3", "p1", "c1", "e1")).as("round %d", round).isTrue();
+            assertThat(query("SELECT count(*) FROM chunks WHERE doc_id = '" + id + "'")).as("round %d", round)
+                    .isEqualTo(3);
+        }
+    }
+
+    @Test
+    void shouldCloseTheAttemptInTheSameStatement() throws Exception {
+        long indexed = attempt("ka");
+        long skipped = attempt("kb");
+        long failed = attempt("kc");
+
+        assertThat(index.index(doc("j", "v1", T1, "p1", 2), indexed)).isEqualTo(IndexOutcome.INDEXED);
+        assertThat(index.index(doc("j", "v1", T1, "p1", 2), skipped)).isEqualTo(IndexOutcome.UNCHANGED);
+        List<IndexedChunk> bad = List.of(new IndexedChunk(0, "nul \u0000", vector(0), 1, 1));
+        assertThatThrownBy(() -> index.index(new IndexedDocument("folder", "k", "v1", T1, null, "p1", "c1", "e1", 1,
+                bad), failed)).isInstanceOf(IndexWriteException.class);
+
+        assertThat(outcome(indexed)).isEqualTo("indexed/index");
+        assertThat(outcome(skipped)).isEqualTo("skipped/index");
+        assertThat(outcome(failed)).as("nothing committed: the attempt stays open").isEqualTo("null/null");
+    }
+
+    private static long attempt(String key) throws Exception {
+        try (Connection c = dataSource().getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("INSERT INTO attempt_journal (delivery_key, delivery_count, started_at)"
+                     + " VALUES ('" + key + "', 1, now()) RETURNING attempt_id")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    private static String outcome(long attemptId) throws Exception {
+        try (Connection c = dataSource().getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT outcome, stage, closed_at IS NULL FROM attempt_journal"
+                     + " WHERE attempt_id = " + attemptId)) {
+            rs.next();
+            return rs.getString(1) + "/" + rs.getString(2);
+        }
+    }
+
     private static IndexedDocument doc(String id, String version, Instant updatedAt, String parser, int chunkCount) {
         List<IndexedChunk> chunks = new ArrayList<>();
         for (int i = 0; i < chunkCount; i++) {

@@ -187,7 +187,7 @@ public final class RouteDoubles implements CamelConfiguration {
             }
         }
 
-        public boolean isCurrent(IngestMessage message, FetchedDocument fetched) {
+        public boolean isCurrent(FetchedDocument fetched, org.ingestquarantine.ingest.IndexedVersion indexed) {
             return current;
         }
 
@@ -207,7 +207,8 @@ public final class RouteDoubles implements CamelConfiguration {
                     chunked.chunks().get(0), new float[] {1f})));
         }
 
-        public IndexOutcome index(IngestMessage message, FetchedDocument fetched, EmbeddedDocument embedded) {
+        public IndexOutcome index(IngestMessage message, FetchedDocument fetched, Long attemptId,
+                                  EmbeddedDocument embedded) {
             at("index", embedded);
             return IndexOutcome.INDEXED;
         }
