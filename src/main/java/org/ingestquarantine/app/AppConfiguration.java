@@ -134,27 +134,35 @@ public final class AppConfiguration implements CamelConfiguration {
         context.addService(new Stopper(started), true, true);
 
         Path dataDir = settings.path("iq.data-dir", "data");
+        StartupTimeline timeline = timeline(registry);
+        timeline.mark("configure");
         // the slow independent steps first, in the background: parser workers (JVM start and warm-up) and the
         // embedding model load while the database and the broker start
         ParseLimits limits = parseLimits(settings);
         boolean inProcess = "in-process".equals(settings.string("parse.mode", "pool"));
-        CompletableFuture<DocumentParser> parserStart = CompletableFuture.supplyAsync(
-                () -> inProcess ? new InProcessPdfParser(limits) : new WorkerPoolParser(limits), task -> {
+        CompletableFuture<DocumentParser> parserStart = CompletableFuture.supplyAsync(() -> {
+                    long began = System.currentTimeMillis();
+                    DocumentParser p = inProcess ? new InProcessPdfParser(limits) : new WorkerPoolParser(limits);
+                    timeline.record("parse-workers", began, System.currentTimeMillis());
+                    return p;
+                }, task -> {
                     // a thread of its own: the common pool has one thread on two cores
                     Thread t = new Thread(task, "parser-start");
                     t.setDaemon(true);
                     t.start();
                 });
         started.push(() -> parserStart.thenAccept(AppConfiguration::closeQuietly));
-        MiniLmEmbedder embedder = new MiniLmEmbedder((int) settings.requiredNumber("embed.threads"),
-                (int) settings.requiredNumber("embed.batch-chunks"));
+        long modelBegan = System.currentTimeMillis();
+        MiniLmEmbedder embedder = timeline.time("tokenizer", () -> new MiniLmEmbedder(
+                (int) settings.requiredNumber("embed.threads"), (int) settings.requiredNumber("embed.batch-chunks")));
         started.push(embedder);
-        Database database = openDatabase(settings, registry, started, dataDir);
+        Database database = openDatabase(settings, registry, started, dataDir, timeline);
         Clock clock = Clock.systemUTC();
 
         ClassifyFailure classification = new ClassifyFailure(ErrorTaxonomy.standard());
         RedeliveryPolicies policies = RedeliveryPolicies.fromProperties(settings::find);
-        PipelineMetrics metrics = new PipelineMetrics(startMetrics(settings, registry, started, database, clock));
+        PipelineMetrics metrics = new PipelineMetrics(timeline.time("metrics",
+                () -> startMetrics(settings, registry, started, database, clock)));
         AttemptJournal journal = new AttemptJournal(database.dataSource(), clock,
                 AttemptLease.forThisProcess(settings.requiredMillis("delivery.lease-ms")));
         Duration heartbeat = settings.requiredMillis("delivery.heartbeat-interval-ms");
@@ -162,8 +170,8 @@ public final class AppConfiguration implements CamelConfiguration {
         LocalPayloadStore payloads = new LocalPayloadStore(dataDir.resolve("objects"));
         QuarantineStore store = new QuarantineStore(database.dataSource(), payloads,
                 source -> settings.find("sources." + source + ".owner"), clock);
-        BrokerAdapter broker = openBroker(new BrokerSetup(settings, registry, started::push, journal, store,
-                database.dataSource()));
+        BrokerAdapter broker = timeline.time("broker", () -> openBroker(new BrokerSetup(settings, registry,
+                started::push, journal, store, database.dataSource())));
 
         FolderConnector folder = new FolderConnector();
         HttpTimeouts http = httpTimeouts(settings);
@@ -176,7 +184,8 @@ public final class AppConfiguration implements CamelConfiguration {
         connectors.forEach((scheme, c) -> connectorVersions.put(scheme, c.version()));
         PipelineVersions versions = new PipelineVersions(connectorVersions, ParserVersion.CURRENT, chunker.version(),
                 embedder.version());
-        DocumentParser parser = joinParser(parserStart);
+        DocumentParser parser = timeline.time("wait-parser", () -> joinParser(parserStart));
+        embedder.modelLoaded().thenRun(() -> timeline.record("model", modelBegan, System.currentTimeMillis()));
         registry.bind("documentParser", parser);
 
         DocumentIndex index = new DocumentIndex(database.dataSource(), embedder.dimensions());
@@ -221,6 +230,12 @@ public final class AppConfiguration implements CamelConfiguration {
                     new Dispositions(database.dataSource(), store, payloads, clock),
                     new OperatorRegisters(database.dataSource())));
         }
+    }
+
+    /** @return the timeline {@link PipelineApp} bound, or a new one (a context not started by it) */
+    private static StartupTimeline timeline(Registry registry) {
+        StartupTimeline bound = registry.lookupByNameAndType(StartupTimeline.BEAN, StartupTimeline.class);
+        return bound != null ? bound : new StartupTimeline();
     }
 
     /**
@@ -359,16 +374,17 @@ public final class AppConfiguration implements CamelConfiguration {
     }
 
     private static Database openDatabase(Settings settings, Registry registry, Deque<AutoCloseable> started,
-                                         Path dataDir) {
+                                         Path dataDir, StartupTimeline timeline) throws Exception {
         Duration timeout = settings.millis(Database.CONNECT_TIMEOUT_PROPERTY,
                 Duration.ofMillis(Database.DEFAULT_CONNECT_TIMEOUT_MS));
         Database database;
         if ("embedded".equals(settings.string("db.mode", "embedded"))) {
-            EmbeddedPostgresService postgres = EmbeddedPostgresService.start(dataDir.resolve("postgres"),
-                    (int) settings.number("db.port", 0));
+            EmbeddedPostgresService postgres = timeline.time("postgres", () -> EmbeddedPostgresService.start(
+                    dataDir.resolve("postgres"), (int) settings.number("db.port", 0)));
             started.push(postgres);
             registry.bind("embeddedPostgres", postgres);
-            database = Database.open(postgres.jdbcUrl(), postgres.user(), postgres.password(), timeout);
+            database = timeline.time("schema", () -> Database.open(postgres.jdbcUrl(), postgres.user(),
+                    postgres.password(), timeout));
         } else {
             database = Database.open(settings.required(Database.URL_PROPERTY), settings.string("db.user", "postgres"),
                     settings.string("db.password", ""), timeout);

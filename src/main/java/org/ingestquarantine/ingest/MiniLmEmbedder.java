@@ -88,6 +88,11 @@ public final class MiniLmEmbedder implements Embedder, AutoCloseable {
         pool = new EmbeddingPool(threads, batchSize, this::run);
     }
 
+    /** @return completes when the model has loaded (or failed to); the first {@link #embed} waits for it */
+    public CompletableFuture<Void> modelLoaded() {
+        return session.handle((s, e) -> null);
+    }
+
     @Override
     public String version() {
         return "all-minilm-l6-v2/langchain4j-1.19.0";
