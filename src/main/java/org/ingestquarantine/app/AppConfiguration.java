@@ -122,9 +122,9 @@ public final class AppConfiguration implements CamelConfiguration {
     /** Name of the bound String: the operator page's URL when the API is served, with the port actually taken. */
     public static final String OPERATOR_PAGE_URL = "operatorPageUrl";
 
-    /** The brokers a profile can name in {@code broker.kind}. */
-    private static final Map<String, BrokerWiring> BROKERS = Map.of(
-            "sqs", new SqsWiring(), "rabbitmq", new RabbitMqWiring(), "kafka", new KafkaWiring());
+    /** The brokers a profile can name in {@code broker.kind}, a new wiring per start. */
+    private static final Map<String, java.util.function.Supplier<BrokerWiring>> BROKERS = Map.of(
+            "sqs", SqsWiring::new, "rabbitmq", RabbitMqWiring::new, "kafka", KafkaWiring::new);
 
     @Override
     public void configure(CamelContext context) throws Exception {
@@ -152,10 +152,14 @@ public final class AppConfiguration implements CamelConfiguration {
                     t.start();
                 });
         started.push(() -> parserStart.thenAccept(AppConfiguration::closeQuietly));
+        // the broker's server and clients (ElasticMQ for the embedded default) need no database: they start too
+        BrokerWiring brokerWiring = brokerWiring(settings);
+        started.push(brokerWiring.startEarly(settings));
         long modelBegan = System.currentTimeMillis();
         MiniLmEmbedder embedder = timeline.time("tokenizer", () -> new MiniLmEmbedder(
                 (int) settings.requiredNumber("embed.threads"), (int) settings.requiredNumber("embed.batch-chunks")));
         started.push(embedder);
+        embedder.modelLoaded().thenRun(() -> timeline.record("model", modelBegan, System.currentTimeMillis()));
         Database database = openDatabase(settings, registry, started, dataDir, timeline);
         Clock clock = Clock.systemUTC();
 
@@ -170,8 +174,8 @@ public final class AppConfiguration implements CamelConfiguration {
         LocalPayloadStore payloads = new LocalPayloadStore(dataDir.resolve("objects"));
         QuarantineStore store = new QuarantineStore(database.dataSource(), payloads,
                 source -> settings.find("sources." + source + ".owner"), clock);
-        BrokerAdapter broker = timeline.time("broker", () -> openBroker(new BrokerSetup(settings, registry,
-                started::push, journal, store, database.dataSource())));
+        BrokerAdapter broker = timeline.time("broker", () -> brokerWiring.open(new BrokerSetup(settings,
+                registry, started::push, journal, store, database.dataSource())));
 
         FolderConnector folder = new FolderConnector();
         HttpTimeouts http = httpTimeouts(settings);
@@ -185,7 +189,6 @@ public final class AppConfiguration implements CamelConfiguration {
         PipelineVersions versions = new PipelineVersions(connectorVersions, ParserVersion.CURRENT, chunker.version(),
                 embedder.version());
         DocumentParser parser = timeline.time("wait-parser", () -> joinParser(parserStart));
-        embedder.modelLoaded().thenRun(() -> timeline.record("model", modelBegan, System.currentTimeMillis()));
         registry.bind("documentParser", parser);
 
         DocumentIndex index = new DocumentIndex(database.dataSource(), embedder.dimensions());
@@ -396,13 +399,13 @@ public final class AppConfiguration implements CamelConfiguration {
         return database;
     }
 
-    private static BrokerAdapter openBroker(BrokerSetup setup) throws Exception {
-        String kind = setup.settings().required("broker.kind");
-        BrokerWiring wiring = BROKERS.get(kind);
+    private static BrokerWiring brokerWiring(Settings settings) {
+        String kind = settings.required("broker.kind");
+        java.util.function.Supplier<BrokerWiring> wiring = BROKERS.get(kind);
         if (wiring == null) {
             throw new IllegalStateException("broker.kind=" + kind + " is unknown; use one of " + BROKERS.keySet());
         }
-        return wiring.open(setup);
+        return wiring.get();
     }
 
     /** Closes what {@link #configure} started, newest first, when the context stops. */
