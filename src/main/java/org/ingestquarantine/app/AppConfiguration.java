@@ -104,7 +104,7 @@ import org.slf4j.LoggerFactory;
  * (see {@link StoreGauges}), {@value #SERVE_OPERATOR_API} with {@code operator.api-host}, {@code operator.api-port}
  * and {@code operator.api-token} (see {@link OperatorApi}),
  * {@code parse.mode} (pool | in-process; in-process only for debugging: a hostile document can then take
- * the consumer down), {@code chunk.max-chars}, {@code chunk.max-tokens} (default: the model's limit), {@code chunk.overlap-words}, {@code embed.threads}, {@code embed.batch-chunks} (see
+ * the consumer down), {@code chunk.max-chars}, {@code chunk.max-tokens} (default: {@code embed.max-tokens} - 2, the embedder's; tests only), {@code chunk.overlap-words}, {@code embed.threads}, {@code embed.batch-chunks}, {@code embed.max-tokens} (see
  * {@link MiniLmEmbedder}), {@code failure.<class>.*} (see
  * {@link RedeliveryPolicies}) and {@code parse.*} (see {@link ParseLimits}).
  */
@@ -157,7 +157,8 @@ public final class AppConfiguration implements CamelConfiguration {
         started.push(brokerWiring.startEarly(settings));
         long modelBegan = System.currentTimeMillis();
         MiniLmEmbedder embedder = timeline.time("tokenizer", () -> new MiniLmEmbedder(
-                (int) settings.requiredNumber("embed.threads"), (int) settings.requiredNumber("embed.batch-chunks")));
+                (int) settings.requiredNumber("embed.threads"), (int) settings.requiredNumber("embed.batch-chunks"),
+                (int) settings.requiredNumber("embed.max-tokens")));
         started.push(embedder);
         embedder.modelLoaded().thenRun(() -> timeline.record("model", modelBegan, System.currentTimeMillis()));
         Database database = openDatabase(settings, registry, started, dataDir, timeline);

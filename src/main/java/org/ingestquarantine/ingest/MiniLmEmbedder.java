@@ -26,9 +26,17 @@ import java.util.function.Supplier;
  * all-MiniLM-L6-v2 in-process (ONNX Runtime), offline: 384-dimensional vectors, mean-pooled over the word
  * pieces and L2-normalised, as langchain4j's {@code AllMiniLmL6V2EmbeddingModel} computes them (the model
  * file and tokenizer are the ones its jar ships). The session is our own: one intra-op thread that does not
- * spin, shared by the {@link EmbeddingPool}'s threads, each running a whole padded batch per call. The model
- * was trained with inputs of at most {@value #MAX_TOKENS} word pieces (sentence-transformers model card,
- * {@code max_seq_length}); longer inputs would be truncated, so the chunker keeps below it.
+ * spin, shared by the {@link EmbeddingPool}'s threads, each running a whole padded batch per call.
+ *
+ * <p>Input length: the model sees at most {@code maxInputTokens} word pieces of one input, its start and end
+ * markers included (property {@code embed.max-tokens}, default {@value #MAX_TOKENS}); the chunker cuts chunks of
+ * at most {@link #maxTokens()} = that - 2 word pieces, so no chunk text goes unembedded. {@value #MAX_TOKENS} is
+ * the model's own: sentence-transformers truncates its inputs there ({@code max_seq_length} 256 in the model's
+ * {@code sentence_bert_config.json}; model card https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2 :
+ * "By default, input text longer than 256 word pieces is truncated"). Up to version
+ * {@code all-minilm-l6-v2/langchain4j-1.19.0} the input was cut at 128 word pieces (the tokenizer file langchain4j
+ * ships) while chunks held up to 256, so about 40% of chunk text was never embedded; the version now names the
+ * input length ({@link #version()}), so rows embedded the old way are told apart.
  *
  * <p>The model (90 MB) loads in the background from construction on, so that start-up does other work
  * meanwhile; the first {@link #embed} waits for it. Thread-safe.
@@ -37,15 +45,13 @@ public final class MiniLmEmbedder implements Embedder, AutoCloseable {
 
     /** Vector width of all-MiniLM-L6-v2. */
     public static final int DIMENSIONS = 384;
-    /** Input limit in word pieces, from the model card. */
-    public static final int MAX_TOKENS = 256;
     /**
-     * Word pieces the model actually sees, with its start and end markers: the truncation of the tokenizer
-     * file langchain4j ships and applied (its {@code max_length}), kept so that vectors stay those of
-     * embedder version {@code all-minilm-l6-v2/langchain4j-1.19.0}. A longer input is embedded from its first
-     * {@value} - 2 word pieces only; the chunker's limit ({@link #MAX_TOKENS}) is higher.
+     * The model's input limit in word pieces, start and end markers included (sentence-transformers'
+     * {@code max_seq_length}); the default of {@code embed.max-tokens}.
      */
-    public static final int MODEL_INPUT_TOKENS = 128;
+    public static final int MAX_TOKENS = 256;
+    /** Position embeddings of the model ({@code max_position_embeddings}): no input can be longer. */
+    private static final int POSITIONS = 512;
     /** Embedding threads when none are configured (property {@code embed.threads}). */
     public static final int DEFAULT_THREADS = 2;
     /** Inputs per model call when none are configured (property {@code embed.batch-chunks}). */
@@ -54,6 +60,7 @@ public final class MiniLmEmbedder implements Embedder, AutoCloseable {
     private static final String MODEL = "/all-minilm-l6-v2.onnx";
     private static final String TOKENIZER = "/all-minilm-l6-v2-tokenizer.json";
 
+    private final int maxInputTokens;
     private final HuggingFaceTokenizer tokenizer;
     private final CompletableFuture<OrtSession> session;
     private final EmbeddingPool pool;
@@ -65,19 +72,31 @@ public final class MiniLmEmbedder implements Embedder, AutoCloseable {
     private final ReadWriteLock natives = new ReentrantReadWriteLock();
     private boolean closed;
 
-    /** With {@value #DEFAULT_THREADS} threads and batches of {@value #DEFAULT_BATCH}. */
+    /** With {@value #DEFAULT_THREADS} threads, batches of {@value #DEFAULT_BATCH}, inputs of {@value #MAX_TOKENS}. */
     public MiniLmEmbedder() {
         this(DEFAULT_THREADS, DEFAULT_BATCH);
+    }
+
+    /** With inputs of at most {@value #MAX_TOKENS} word pieces; see {@link #MiniLmEmbedder(int, int, int)}. */
+    public MiniLmEmbedder(int threads, int batchSize) {
+        this(threads, batchSize, MAX_TOKENS);
     }
 
     /**
      * @param threads embedding threads (property {@code embed.threads}), ≥ 1; each runs one batch at a time
      *     with one ONNX intra-op thread
      * @param batchSize most inputs per model call (property {@code embed.batch-chunks}), ≥ 1
-     * @throws IllegalArgumentException if a count is below 1
+     * @param maxInputTokens word pieces the model sees of one input, its two markers included (property
+     *     {@code embed.max-tokens}), 3-512; {@value #MAX_TOKENS} is what the model was trained for
+     * @throws IllegalArgumentException if a count is below 1 or {@code maxInputTokens} out of range
      * @throws UncheckedIOException if the tokenizer cannot be read from the classpath
      */
-    public MiniLmEmbedder(int threads, int batchSize) {
+    public MiniLmEmbedder(int threads, int batchSize, int maxInputTokens) {
+        if (maxInputTokens < 3 || maxInputTokens > POSITIONS) {
+            throw new IllegalArgumentException("embed.max-tokens must be 3-" + POSITIONS + " word pieces, was "
+                    + maxInputTokens);
+        }
+        this.maxInputTokens = maxInputTokens;
         try (InputStream in = resource(TOKENIZER)) {
             tokenizer = HuggingFaceTokenizer.newInstance(in, Map.of("padding", "false", "truncation", "false"));
         } catch (IOException e) {
@@ -95,7 +114,7 @@ public final class MiniLmEmbedder implements Embedder, AutoCloseable {
 
     @Override
     public String version() {
-        return "all-minilm-l6-v2/langchain4j-1.19.0";
+        return "all-minilm-l6-v2/langchain4j-1.19.0/input-" + maxInputTokens;
     }
 
     @Override
@@ -105,7 +124,7 @@ public final class MiniLmEmbedder implements Embedder, AutoCloseable {
 
     @Override
     public int maxTokens() {
-        return MAX_TOKENS;
+        return maxInputTokens - 2;
     }
 
     /** @return word pieces of {@code text}, without the model's start and end markers */
@@ -149,13 +168,16 @@ public final class MiniLmEmbedder implements Embedder, AutoCloseable {
         return pool.embed(ids);
     }
 
-    /** @return the first {@link #MODEL_INPUT_TOKENS} - 1 ids and the end marker, as the tokenizer file truncates */
-    private static long[] truncated(long[] ids) {
-        if (ids.length <= MODEL_INPUT_TOKENS) {
+    /**
+     * @return the ids as they are, or for an input over the limit (none the chunker makes) its first
+     *     {@code maxInputTokens} - 1 and the end marker
+     */
+    private long[] truncated(long[] ids) {
+        if (ids.length <= maxInputTokens) {
             return ids;
         }
-        long[] cut = java.util.Arrays.copyOf(ids, MODEL_INPUT_TOKENS);
-        cut[MODEL_INPUT_TOKENS - 1] = ids[ids.length - 1];
+        long[] cut = java.util.Arrays.copyOf(ids, maxInputTokens);
+        cut[maxInputTokens - 1] = ids[ids.length - 1];
         return cut;
     }
 
