@@ -137,7 +137,7 @@ public final class AppConfiguration implements CamelConfiguration {
         StartupTimeline timeline = timeline(registry);
         timeline.mark("configure");
         // the slow independent steps first, in the background: parser workers (JVM start and warm-up) and the
-        // embedding model load while the database and the broker start
+        // broker while the database starts
         ParseLimits limits = parseLimits(settings);
         boolean inProcess = "in-process".equals(settings.string("parse.mode", "pool"));
         CompletableFuture<DocumentParser> parserStart = CompletableFuture.supplyAsync(() -> {
@@ -155,12 +155,10 @@ public final class AppConfiguration implements CamelConfiguration {
         // the broker's server and clients (ElasticMQ for the embedded default) need no database: they start too
         BrokerWiring brokerWiring = brokerWiring(settings);
         started.push(brokerWiring.startEarly(settings));
-        long modelBegan = System.currentTimeMillis();
         MiniLmEmbedder embedder = timeline.time("tokenizer", () -> new MiniLmEmbedder(
                 (int) settings.requiredNumber("embed.threads"), (int) settings.requiredNumber("embed.batch-chunks"),
                 (int) settings.requiredNumber("embed.max-tokens")));
         started.push(embedder);
-        embedder.modelLoaded().thenRun(() -> timeline.record("model", modelBegan, System.currentTimeMillis()));
         Database database = openDatabase(settings, registry, started, dataDir, timeline);
         Clock clock = Clock.systemUTC();
 
@@ -190,6 +188,10 @@ public final class AppConfiguration implements CamelConfiguration {
         PipelineVersions versions = new PipelineVersions(connectorVersions, ParserVersion.CURRENT, chunker.version(),
                 embedder.version());
         DocumentParser parser = timeline.time("wait-parser", () -> joinParser(parserStart));
+        // not needed before the first chunk: loaded from here on, not competing with the steps above for the CPU
+        long modelBegan = System.currentTimeMillis();
+        embedder.startLoading();
+        embedder.modelLoaded().thenRun(() -> timeline.record("model", modelBegan, System.currentTimeMillis()));
         registry.bind("documentParser", parser);
 
         DocumentIndex index = new DocumentIndex(database.dataSource(), embedder.dimensions());

@@ -38,8 +38,9 @@ import java.util.function.Supplier;
  * ships) while chunks held up to 256, so about 40% of chunk text was never embedded; the version now names the
  * input length ({@link #version()}), so rows embedded the old way are told apart.
  *
- * <p>The model (90 MB) loads in the background from construction on, so that start-up does other work
- * meanwhile; the first {@link #embed} waits for it. Thread-safe.
+ * <p>The model (90 MB) loads in the background from {@link #startLoading()} on (the application calls it at the
+ * end of its start-up), so that start-up does other work meanwhile; the first {@link #embed} starts the load if
+ * nobody did and waits for it. Thread-safe.
  */
 public final class MiniLmEmbedder implements Embedder, AutoCloseable {
 
@@ -62,7 +63,8 @@ public final class MiniLmEmbedder implements Embedder, AutoCloseable {
 
     private final int maxInputTokens;
     private final HuggingFaceTokenizer tokenizer;
-    private final CompletableFuture<OrtSession> session;
+    private final CompletableFuture<OrtSession> session = new CompletableFuture<>();
+    private final java.util.concurrent.atomic.AtomicBoolean loading = new java.util.concurrent.atomic.AtomicBoolean();
     private final EmbeddingPool pool;
     /**
      * Guards the native tokenizer and session: every call into them holds the read lock, and {@link #close()}
@@ -103,8 +105,25 @@ public final class MiniLmEmbedder implements Embedder, AutoCloseable {
             throw new UncheckedIOException("cannot read the MiniLM tokenizer", e);
         }
         // a thread of its own: the common pool has one thread on two cores, and start-up blocks in it elsewhere
-        session = CompletableFuture.supplyAsync(MiniLmEmbedder::loadSession, MiniLmEmbedder::daemon);
         pool = new EmbeddingPool(threads, batchSize, this::run);
+    }
+
+    /**
+     * Starts loading the model in a thread of its own, unless it is loading already; the first {@link #embed}
+     * starts it too and waits for it. The application calls this once its start-up has done its own work, so the
+     * load (about 1.5 CPU-seconds) does not compete with it.
+     */
+    public void startLoading() {
+        if (loading.compareAndSet(false, true)) {
+            // a thread of its own: the common pool has one thread on two cores
+            daemon(() -> {
+                try {
+                    session.complete(loadSession());
+                } catch (RuntimeException | Error e) {
+                    session.completeExceptionally(e);
+                }
+            });
+        }
     }
 
     /** @return completes when the model has loaded (or failed to); the first {@link #embed} waits for it */
@@ -247,6 +266,7 @@ public final class MiniLmEmbedder implements Embedder, AutoCloseable {
     }
 
     private OrtSession session() {
+        startLoading();
         try {
             return session.get();
         } catch (InterruptedException e) {
