@@ -59,6 +59,8 @@ public final class MiniLmEmbedder implements Embedder, AutoCloseable {
     public static final int DEFAULT_BATCH = 32;
 
     private static final String MODEL = "/all-minilm-l6-v2.onnx";
+    /** How long {@link #close()} waits for a model load in progress, seconds. */
+    private static final long LOAD_WAIT_SECONDS = 60;
     private static final String TOKENIZER = "/all-minilm-l6-v2-tokenizer.json";
 
     private final int maxInputTokens;
@@ -265,6 +267,24 @@ public final class MiniLmEmbedder implements Embedder, AutoCloseable {
         return v;
     }
 
+    /**
+     * Waits (at most {@value #LOAD_WAIT_SECONDS} s) for a load in progress: a process that exits while ONNX
+     * Runtime is still creating the session crashes in it (SIGSEGV in {@code createSession}, seen when an
+     * {@code ingest} of an empty folder ended before the model had loaded).
+     */
+    private void awaitLoad() {
+        if (!loading.get()) {
+            return;
+        }
+        try {
+            session.get(LOAD_WAIT_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+            // failed, or still loading: closing anyway
+        }
+    }
+
     private OrtSession session() {
         startLoading();
         try {
@@ -331,12 +351,13 @@ public final class MiniLmEmbedder implements Embedder, AutoCloseable {
     }
 
     /**
-     * Stops the pool's threads, waits until no thread is inside the native tokenizer or session (at most one
+     * Stops the pool's threads, waits for a model load in progress, waits until no thread is inside the native tokenizer or session (at most one
      * running batch), then releases both; later calls throw {@link IllegalStateException}.
      */
     @Override
     public void close() {
         pool.close();
+        awaitLoad();
         Lock write = natives.writeLock();
         write.lock();
         try {
