@@ -104,7 +104,7 @@ import org.slf4j.LoggerFactory;
  * (see {@link StoreGauges}), {@value #SERVE_OPERATOR_API} with {@code operator.api-host}, {@code operator.api-port}
  * and {@code operator.api-token} (see {@link OperatorApi}),
  * {@code parse.mode} (pool | in-process; in-process only for debugging: a hostile document can then take
- * the consumer down), {@code chunk.max-chars}, {@code chunk.max-tokens} (default: the model's limit), {@code chunk.overlap-words}, {@code embed.threads}, {@code embed.batch-chunks} (see
+ * the consumer down), {@code chunk.max-chars}, {@code chunk.max-tokens} (default: {@code embed.max-tokens} - 2, the embedder's; tests only), {@code chunk.overlap-words}, {@code embed.threads}, {@code embed.batch-chunks}, {@code embed.max-tokens} (see
  * {@link MiniLmEmbedder}), {@code failure.<class>.*} (see
  * {@link RedeliveryPolicies}) and {@code parse.*} (see {@link ParseLimits}).
  */
@@ -122,9 +122,9 @@ public final class AppConfiguration implements CamelConfiguration {
     /** Name of the bound String: the operator page's URL when the API is served, with the port actually taken. */
     public static final String OPERATOR_PAGE_URL = "operatorPageUrl";
 
-    /** The brokers a profile can name in {@code broker.kind}. */
-    private static final Map<String, BrokerWiring> BROKERS = Map.of(
-            "sqs", new SqsWiring(), "rabbitmq", new RabbitMqWiring(), "kafka", new KafkaWiring());
+    /** The brokers a profile can name in {@code broker.kind}, a new wiring per start. */
+    private static final Map<String, java.util.function.Supplier<BrokerWiring>> BROKERS = Map.of(
+            "sqs", SqsWiring::new, "rabbitmq", RabbitMqWiring::new, "kafka", KafkaWiring::new);
 
     @Override
     public void configure(CamelContext context) throws Exception {
@@ -134,27 +134,38 @@ public final class AppConfiguration implements CamelConfiguration {
         context.addService(new Stopper(started), true, true);
 
         Path dataDir = settings.path("iq.data-dir", "data");
+        StartupTimeline timeline = timeline(registry);
+        timeline.mark("configure");
         // the slow independent steps first, in the background: parser workers (JVM start and warm-up) and the
-        // embedding model load while the database and the broker start
+        // broker while the database starts
         ParseLimits limits = parseLimits(settings);
         boolean inProcess = "in-process".equals(settings.string("parse.mode", "pool"));
-        CompletableFuture<DocumentParser> parserStart = CompletableFuture.supplyAsync(
-                () -> inProcess ? new InProcessPdfParser(limits) : new WorkerPoolParser(limits), task -> {
+        CompletableFuture<DocumentParser> parserStart = CompletableFuture.supplyAsync(() -> {
+                    long began = System.currentTimeMillis();
+                    DocumentParser p = inProcess ? new InProcessPdfParser(limits) : new WorkerPoolParser(limits);
+                    timeline.record("parse-workers", began, System.currentTimeMillis());
+                    return p;
+                }, task -> {
                     // a thread of its own: the common pool has one thread on two cores
                     Thread t = new Thread(task, "parser-start");
                     t.setDaemon(true);
                     t.start();
                 });
         started.push(() -> parserStart.thenAccept(AppConfiguration::closeQuietly));
-        MiniLmEmbedder embedder = new MiniLmEmbedder((int) settings.requiredNumber("embed.threads"),
-                (int) settings.requiredNumber("embed.batch-chunks"));
+        // the broker's server and clients (ElasticMQ for the embedded default) need no database: they start too
+        BrokerWiring brokerWiring = brokerWiring(settings);
+        started.push(brokerWiring.startEarly(settings));
+        MiniLmEmbedder embedder = timeline.time("tokenizer", () -> new MiniLmEmbedder(
+                (int) settings.requiredNumber("embed.threads"), (int) settings.requiredNumber("embed.batch-chunks"),
+                (int) settings.requiredNumber("embed.max-tokens")));
         started.push(embedder);
-        Database database = openDatabase(settings, registry, started, dataDir);
+        Database database = openDatabase(settings, registry, started, dataDir, timeline);
         Clock clock = Clock.systemUTC();
 
         ClassifyFailure classification = new ClassifyFailure(ErrorTaxonomy.standard());
         RedeliveryPolicies policies = RedeliveryPolicies.fromProperties(settings::find);
-        PipelineMetrics metrics = new PipelineMetrics(startMetrics(settings, registry, started, database, clock));
+        PipelineMetrics metrics = new PipelineMetrics(timeline.time("metrics",
+                () -> startMetrics(settings, registry, started, database, clock)));
         AttemptJournal journal = new AttemptJournal(database.dataSource(), clock,
                 AttemptLease.forThisProcess(settings.requiredMillis("delivery.lease-ms")));
         Duration heartbeat = settings.requiredMillis("delivery.heartbeat-interval-ms");
@@ -162,8 +173,8 @@ public final class AppConfiguration implements CamelConfiguration {
         LocalPayloadStore payloads = new LocalPayloadStore(dataDir.resolve("objects"));
         QuarantineStore store = new QuarantineStore(database.dataSource(), payloads,
                 source -> settings.find("sources." + source + ".owner"), clock);
-        BrokerAdapter broker = openBroker(new BrokerSetup(settings, registry, started::push, journal, store,
-                database.dataSource()));
+        BrokerAdapter broker = timeline.time("broker", () -> brokerWiring.open(new BrokerSetup(settings,
+                registry, started::push, journal, store, database.dataSource())));
 
         FolderConnector folder = new FolderConnector();
         HttpTimeouts http = httpTimeouts(settings);
@@ -176,7 +187,11 @@ public final class AppConfiguration implements CamelConfiguration {
         connectors.forEach((scheme, c) -> connectorVersions.put(scheme, c.version()));
         PipelineVersions versions = new PipelineVersions(connectorVersions, ParserVersion.CURRENT, chunker.version(),
                 embedder.version());
-        DocumentParser parser = joinParser(parserStart);
+        DocumentParser parser = timeline.time("wait-parser", () -> joinParser(parserStart));
+        // not needed before the first chunk: loaded from here on, not competing with the steps above for the CPU
+        long modelBegan = System.currentTimeMillis();
+        embedder.startLoading();
+        embedder.modelLoaded().thenRun(() -> timeline.record("model", modelBegan, System.currentTimeMillis()));
         registry.bind("documentParser", parser);
 
         DocumentIndex index = new DocumentIndex(database.dataSource(), embedder.dimensions());
@@ -221,6 +236,12 @@ public final class AppConfiguration implements CamelConfiguration {
                     new Dispositions(database.dataSource(), store, payloads, clock),
                     new OperatorRegisters(database.dataSource())));
         }
+    }
+
+    /** @return the timeline {@link PipelineApp} bound, or a new one (a context not started by it) */
+    private static StartupTimeline timeline(Registry registry) {
+        StartupTimeline bound = registry.lookupByNameAndType(StartupTimeline.BEAN, StartupTimeline.class);
+        return bound != null ? bound : new StartupTimeline();
     }
 
     /**
@@ -359,16 +380,17 @@ public final class AppConfiguration implements CamelConfiguration {
     }
 
     private static Database openDatabase(Settings settings, Registry registry, Deque<AutoCloseable> started,
-                                         Path dataDir) {
+                                         Path dataDir, StartupTimeline timeline) throws Exception {
         Duration timeout = settings.millis(Database.CONNECT_TIMEOUT_PROPERTY,
                 Duration.ofMillis(Database.DEFAULT_CONNECT_TIMEOUT_MS));
         Database database;
         if ("embedded".equals(settings.string("db.mode", "embedded"))) {
-            EmbeddedPostgresService postgres = EmbeddedPostgresService.start(dataDir.resolve("postgres"),
-                    (int) settings.number("db.port", 0));
+            EmbeddedPostgresService postgres = timeline.time("postgres", () -> EmbeddedPostgresService.start(
+                    dataDir.resolve("postgres"), (int) settings.number("db.port", 0)));
             started.push(postgres);
             registry.bind("embeddedPostgres", postgres);
-            database = Database.open(postgres.jdbcUrl(), postgres.user(), postgres.password(), timeout);
+            database = timeline.time("schema", () -> Database.open(postgres.jdbcUrl(), postgres.user(),
+                    postgres.password(), timeout));
         } else {
             database = Database.open(settings.required(Database.URL_PROPERTY), settings.string("db.user", "postgres"),
                     settings.string("db.password", ""), timeout);
@@ -380,13 +402,13 @@ public final class AppConfiguration implements CamelConfiguration {
         return database;
     }
 
-    private static BrokerAdapter openBroker(BrokerSetup setup) throws Exception {
-        String kind = setup.settings().required("broker.kind");
-        BrokerWiring wiring = BROKERS.get(kind);
+    private static BrokerWiring brokerWiring(Settings settings) {
+        String kind = settings.required("broker.kind");
+        java.util.function.Supplier<BrokerWiring> wiring = BROKERS.get(kind);
         if (wiring == null) {
             throw new IllegalStateException("broker.kind=" + kind + " is unknown; use one of " + BROKERS.keySet());
         }
-        return wiring.open(setup);
+        return wiring.get();
     }
 
     /** Closes what {@link #configure} started, newest first, when the context stops. */

@@ -36,7 +36,14 @@ public final class PipelineApp implements AutoCloseable {
         DataDirLock lock = DataDirLock.acquire(dataDir);
         try {
             Main main = configure(profile, dataDir, overrides);
-            main.start();
+            StartupTimeline timeline = new StartupTimeline();
+            main.bind(StartupTimeline.BEAN, timeline);
+            timeline.time("camel", () -> {
+                main.start();
+                return null;
+            });
+            timeline.mark("ready");
+            timeline.log();
             return new PipelineApp(main, lock);
         } catch (Exception | Error e) {
             lock.close();

@@ -10,7 +10,8 @@ import org.flywaydb.core.api.FlywayException;
 
 /**
  * The pipeline's PostgreSQL connection pool (HikariCP), with the schema migrated by Flyway
- * ({@code classpath:db/migration}) before it is handed out.
+ * ({@code classpath:db/migration}) before it is handed out; Flyway is not even loaded when the schema already is
+ * exactly the bundled one ({@link SchemaCurrency}), as on every start of an existing data folder.
  *
  * <p>Defaults, each stated once:
  * <ul>
@@ -99,6 +100,9 @@ public final class Database implements AutoCloseable {
         } catch (RuntimeException e) {
             throw new DatabaseUnavailableException("PostgreSQL at " + jdbcUrl + " is unreachable: "
                     + rootMessage(e) + "; start it or set " + URL_PROPERTY, e);
+        }
+        if (SchemaCurrency.isCurrent(pool)) {
+            return new Database(pool);  // nothing to migrate: Flyway's start-up cost skipped
         }
         try {
             Flyway.configure()

@@ -1,5 +1,7 @@
 package org.ingestquarantine.delivery;
 
+import org.ingestquarantine.pipeline.Settings;
+
 /**
  * How one broker is wired into the application: the one signature every broker package implements
  * ({@code broker.sqs.SqsWiring}, {@code broker.rabbitmq.RabbitMqWiring}, {@code broker.kafka.KafkaWiring}).
@@ -9,6 +11,19 @@ package org.ingestquarantine.delivery;
  */
 @FunctionalInterface
 public interface BrokerWiring {
+
+    /**
+     * Starts, in the background, what the broker needs that depends on nothing else of the application (an
+     * embedded server, its clients, its queues), so that it runs while the database starts; {@link #open}
+     * waits for it and reports its failure. Called at most once, before {@link #open}, on a wiring made for one
+     * application start. Default: nothing starts early.
+     *
+     * @param settings the application's properties
+     * @return closes what was started early unless {@link #open} took it over (start-up failed before it)
+     */
+    default AutoCloseable startEarly(Settings settings) {
+        return () -> { };
+    }
 
     /**
      * @param setup what a broker may read and where it binds its beans

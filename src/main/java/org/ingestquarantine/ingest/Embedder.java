@@ -11,7 +11,10 @@ public interface Embedder {
     /** @return the width of every vector this model returns */
     int dimensions();
 
-    /** @return the longest input the model takes, in its own tokens */
+    /**
+     * @return the longest text the model embeds whole, in its own tokens (without markers it adds); the
+     *     chunker's limit, and the embed stage refuses a longer chunk ({@code downstream_contract})
+     */
     int maxTokens();
 
     /**

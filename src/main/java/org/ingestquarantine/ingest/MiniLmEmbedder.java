@@ -26,36 +26,47 @@ import java.util.function.Supplier;
  * all-MiniLM-L6-v2 in-process (ONNX Runtime), offline: 384-dimensional vectors, mean-pooled over the word
  * pieces and L2-normalised, as langchain4j's {@code AllMiniLmL6V2EmbeddingModel} computes them (the model
  * file and tokenizer are the ones its jar ships). The session is our own: one intra-op thread that does not
- * spin, shared by the {@link EmbeddingPool}'s threads, each running a whole padded batch per call. The model
- * was trained with inputs of at most {@value #MAX_TOKENS} word pieces (sentence-transformers model card,
- * {@code max_seq_length}); longer inputs would be truncated, so the chunker keeps below it.
+ * spin, shared by the {@link EmbeddingPool}'s threads, each running a whole padded batch per call.
  *
- * <p>The model (90 MB) loads in the background from construction on, so that start-up does other work
- * meanwhile; the first {@link #embed} waits for it. Thread-safe.
+ * <p>Input length: the model sees at most {@code maxInputTokens} word pieces of one input, its start and end
+ * markers included (property {@code embed.max-tokens}, default {@value #MAX_TOKENS}); the chunker cuts chunks of
+ * at most {@link #maxTokens()} = that - 2 word pieces, so no chunk text goes unembedded. {@value #MAX_TOKENS} is
+ * the model's own: sentence-transformers truncates its inputs there ({@code max_seq_length} 256 in the model's
+ * {@code sentence_bert_config.json}; model card https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2 :
+ * "By default, input text longer than 256 word pieces is truncated"). Up to version
+ * {@code all-minilm-l6-v2/langchain4j-1.19.0} the input was cut at 128 word pieces (the tokenizer file langchain4j
+ * ships) while chunks held up to 256, so about 40% of chunk text was never embedded; the version now names the
+ * input length ({@link #version()}), so rows embedded the old way are told apart.
+ *
+ * <p>The model (90 MB) loads in the background from {@link #startLoading()} on (the application calls it at the
+ * end of its start-up), so that start-up does other work meanwhile; the first {@link #embed} starts the load if
+ * nobody did and waits for it. Thread-safe.
  */
 public final class MiniLmEmbedder implements Embedder, AutoCloseable {
 
     /** Vector width of all-MiniLM-L6-v2. */
     public static final int DIMENSIONS = 384;
-    /** Input limit in word pieces, from the model card. */
-    public static final int MAX_TOKENS = 256;
     /**
-     * Word pieces the model actually sees, with its start and end markers: the truncation of the tokenizer
-     * file langchain4j ships and applied (its {@code max_length}), kept so that vectors stay those of
-     * embedder version {@code all-minilm-l6-v2/langchain4j-1.19.0}. A longer input is embedded from its first
-     * {@value} - 2 word pieces only; the chunker's limit ({@link #MAX_TOKENS}) is higher.
+     * The model's input limit in word pieces, start and end markers included (sentence-transformers'
+     * {@code max_seq_length}); the default of {@code embed.max-tokens}.
      */
-    public static final int MODEL_INPUT_TOKENS = 128;
+    public static final int MAX_TOKENS = 256;
+    /** Position embeddings of the model ({@code max_position_embeddings}): no input can be longer. */
+    private static final int POSITIONS = 512;
     /** Embedding threads when none are configured (property {@code embed.threads}). */
     public static final int DEFAULT_THREADS = 2;
     /** Inputs per model call when none are configured (property {@code embed.batch-chunks}). */
     public static final int DEFAULT_BATCH = 32;
 
     private static final String MODEL = "/all-minilm-l6-v2.onnx";
+    /** How long {@link #close()} waits for a model load in progress, seconds. */
+    private static final long LOAD_WAIT_SECONDS = 60;
     private static final String TOKENIZER = "/all-minilm-l6-v2-tokenizer.json";
 
+    private final int maxInputTokens;
     private final HuggingFaceTokenizer tokenizer;
-    private final CompletableFuture<OrtSession> session;
+    private final CompletableFuture<OrtSession> session = new CompletableFuture<>();
+    private final java.util.concurrent.atomic.AtomicBoolean loading = new java.util.concurrent.atomic.AtomicBoolean();
     private final EmbeddingPool pool;
     /**
      * Guards the native tokenizer and session: every call into them holds the read lock, and {@link #close()}
@@ -65,32 +76,66 @@ public final class MiniLmEmbedder implements Embedder, AutoCloseable {
     private final ReadWriteLock natives = new ReentrantReadWriteLock();
     private boolean closed;
 
-    /** With {@value #DEFAULT_THREADS} threads and batches of {@value #DEFAULT_BATCH}. */
+    /** With {@value #DEFAULT_THREADS} threads, batches of {@value #DEFAULT_BATCH}, inputs of {@value #MAX_TOKENS}. */
     public MiniLmEmbedder() {
         this(DEFAULT_THREADS, DEFAULT_BATCH);
+    }
+
+    /** With inputs of at most {@value #MAX_TOKENS} word pieces; see {@link #MiniLmEmbedder(int, int, int)}. */
+    public MiniLmEmbedder(int threads, int batchSize) {
+        this(threads, batchSize, MAX_TOKENS);
     }
 
     /**
      * @param threads embedding threads (property {@code embed.threads}), ≥ 1; each runs one batch at a time
      *     with one ONNX intra-op thread
      * @param batchSize most inputs per model call (property {@code embed.batch-chunks}), ≥ 1
-     * @throws IllegalArgumentException if a count is below 1
+     * @param maxInputTokens word pieces the model sees of one input, its two markers included (property
+     *     {@code embed.max-tokens}), 3-512; {@value #MAX_TOKENS} is what the model was trained for
+     * @throws IllegalArgumentException if a count is below 1 or {@code maxInputTokens} out of range
      * @throws UncheckedIOException if the tokenizer cannot be read from the classpath
      */
-    public MiniLmEmbedder(int threads, int batchSize) {
+    public MiniLmEmbedder(int threads, int batchSize, int maxInputTokens) {
+        if (maxInputTokens < 3 || maxInputTokens > POSITIONS) {
+            throw new IllegalArgumentException("embed.max-tokens must be 3-" + POSITIONS + " word pieces, was "
+                    + maxInputTokens);
+        }
+        this.maxInputTokens = maxInputTokens;
         try (InputStream in = resource(TOKENIZER)) {
             tokenizer = HuggingFaceTokenizer.newInstance(in, Map.of("padding", "false", "truncation", "false"));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read the MiniLM tokenizer", e);
         }
         // a thread of its own: the common pool has one thread on two cores, and start-up blocks in it elsewhere
-        session = CompletableFuture.supplyAsync(MiniLmEmbedder::loadSession, MiniLmEmbedder::daemon);
         pool = new EmbeddingPool(threads, batchSize, this::run);
+    }
+
+    /**
+     * Starts loading the model in a thread of its own, unless it is loading already; the first {@link #embed}
+     * starts it too and waits for it. The application calls this once its start-up has done its own work, so the
+     * load (about 1.5 CPU-seconds) does not compete with it.
+     */
+    public void startLoading() {
+        if (loading.compareAndSet(false, true)) {
+            // a thread of its own: the common pool has one thread on two cores
+            daemon(() -> {
+                try {
+                    session.complete(loadSession());
+                } catch (RuntimeException | Error e) {
+                    session.completeExceptionally(e);
+                }
+            });
+        }
+    }
+
+    /** @return completes when the model has loaded (or failed to); the first {@link #embed} waits for it */
+    public CompletableFuture<Void> modelLoaded() {
+        return session.handle((s, e) -> null);
     }
 
     @Override
     public String version() {
-        return "all-minilm-l6-v2/langchain4j-1.19.0";
+        return "all-minilm-l6-v2/langchain4j-1.19.0/input-" + maxInputTokens;
     }
 
     @Override
@@ -100,7 +145,7 @@ public final class MiniLmEmbedder implements Embedder, AutoCloseable {
 
     @Override
     public int maxTokens() {
-        return MAX_TOKENS;
+        return maxInputTokens - 2;
     }
 
     /** @return word pieces of {@code text}, without the model's start and end markers */
@@ -144,13 +189,16 @@ public final class MiniLmEmbedder implements Embedder, AutoCloseable {
         return pool.embed(ids);
     }
 
-    /** @return the first {@link #MODEL_INPUT_TOKENS} - 1 ids and the end marker, as the tokenizer file truncates */
-    private static long[] truncated(long[] ids) {
-        if (ids.length <= MODEL_INPUT_TOKENS) {
+    /**
+     * @return the ids as they are, or for an input over the limit (none the chunker makes) its first
+     *     {@code maxInputTokens} - 1 and the end marker
+     */
+    private long[] truncated(long[] ids) {
+        if (ids.length <= maxInputTokens) {
             return ids;
         }
-        long[] cut = java.util.Arrays.copyOf(ids, MODEL_INPUT_TOKENS);
-        cut[MODEL_INPUT_TOKENS - 1] = ids[ids.length - 1];
+        long[] cut = java.util.Arrays.copyOf(ids, maxInputTokens);
+        cut[maxInputTokens - 1] = ids[ids.length - 1];
         return cut;
     }
 
@@ -219,7 +267,26 @@ public final class MiniLmEmbedder implements Embedder, AutoCloseable {
         return v;
     }
 
+    /**
+     * Waits (at most {@value #LOAD_WAIT_SECONDS} s) for a load in progress: a process that exits while ONNX
+     * Runtime is still creating the session crashes in it (SIGSEGV in {@code createSession}, seen when an
+     * {@code ingest} of an empty folder ended before the model had loaded).
+     */
+    private void awaitLoad() {
+        if (!loading.get()) {
+            return;
+        }
+        try {
+            session.get(LOAD_WAIT_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+            // failed, or still loading: closing anyway
+        }
+    }
+
     private OrtSession session() {
+        startLoading();
         try {
             return session.get();
         } catch (InterruptedException e) {
@@ -284,12 +351,13 @@ public final class MiniLmEmbedder implements Embedder, AutoCloseable {
     }
 
     /**
-     * Stops the pool's threads, waits until no thread is inside the native tokenizer or session (at most one
+     * Stops the pool's threads, waits for a model load in progress, waits until no thread is inside the native tokenizer or session (at most one
      * running batch), then releases both; later calls throw {@link IllegalStateException}.
      */
     @Override
     public void close() {
         pool.close();
+        awaitLoad();
         Lock write = natives.writeLock();
         write.lock();
         try {

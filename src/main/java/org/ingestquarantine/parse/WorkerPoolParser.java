@@ -44,6 +44,15 @@ public final class WorkerPoolParser implements DocumentParser {
      */
     public static final String WORKER_LAUNCHER_PROPERTY = "iq.parse.worker-launcher";
 
+    /**
+     * System property naming the worker JVMs' class-data-sharing archive (the launcher sets
+     * {@code target/parse-worker.jsa}): when the file exists, workers map their classes from it instead of
+     * loading and verifying them (start-up CPU); when it does not, the first worker this JVM starts writes the
+     * classes it loaded to {@code <archive>.tmp.<this JVM's pid>} at its exit, which the launcher checks and
+     * renames for the next run. Unset (the default): no archive.
+     */
+    public static final String WORKER_CDS_PROPERTY = "iq.parse.worker-cds-archive";
+
     /** How long a new worker JVM may take to report ready, in seconds. */
     public static final long STARTUP_TIMEOUT_SECONDS = 60;
     private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(STARTUP_TIMEOUT_SECONDS);

@@ -6,6 +6,7 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.File;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,29 +33,52 @@ final class WorkerProcess {
     private final DataInputStream responses;
     /** Set when the deadline fired, even if the answer won the race: the worker is being killed. */
     private volatile boolean spent;
+    /** This worker writes the class-data archive when it exits: {@link #close()} gives it time for that. */
+    private final boolean writesArchive;
 
-    private WorkerProcess(Process process) {
+    private WorkerProcess(Process process, boolean writesArchive) {
         this.process = process;
+        this.writesArchive = writesArchive;
         this.requests = new DataOutputStream(new BufferedOutputStream(process.getOutputStream()));
         this.responses = new DataInputStream(new BufferedInputStream(process.getInputStream(), 1 << 16));
     }
 
     /** Starts a worker JVM with the same java binary and classpath as this one; does not wait for it. */
     static WorkerProcess start(ParseLimits limits) throws IOException {
-        ProcessBuilder builder = new ProcessBuilder(command(limits))
+        List<String> command = command(limits);
+        ProcessBuilder builder = new ProcessBuilder(command)
                 .redirectError(ProcessBuilder.Redirect.DISCARD);
-        return new WorkerProcess(builder.start());
+        return new WorkerProcess(builder.start(),
+                command.stream().anyMatch(a -> a.startsWith("-XX:ArchiveClassesAtExit=")));
     }
 
     static List<String> command(ParseLimits limits) {
+        return command(limits, System.getProperty(WorkerPoolParser.WORKER_CDS_PROPERTY));
+    }
+
+    /** Only the first worker of this JVM writes a missing class-data archive. */
+    private static final java.util.concurrent.atomic.AtomicBoolean ARCHIVE_CLAIMED =
+            new java.util.concurrent.atomic.AtomicBoolean();
+    /** How long a worker writing its class-data archive at exit gets before it is killed, seconds. */
+    private static final long ARCHIVE_WRITE_SECONDS = 30;
+
+    static List<String> command(ParseLimits limits, String archive) {
         String java = ProcessHandle.current().info().command()
                 .orElse(System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
         List<String> command = new ArrayList<>(List.of(java,
                 "-Xmx" + limits.maxHeapMb() + "m",
                 "-XX:+ExitOnOutOfMemoryError",
                 "-XX:+UseSerialGC",
-                "-Djava.awt.headless=true",
-                "-cp", System.getProperty("java.class.path")));
+                "-Djava.awt.headless=true"));
+        if (archive != null && !archive.isBlank()) {
+            if (Files.isRegularFile(Path.of(archive))) {
+                command.addAll(List.of("-XX:SharedArchiveFile=" + archive, "-Xlog:cds*=off"));
+            } else if (ARCHIVE_CLAIMED.compareAndSet(false, true)) {
+                command.addAll(List.of("-XX:ArchiveClassesAtExit=" + archive + ".tmp." + ProcessHandle.current().pid(),
+                        "-Xlog:cds*=off"));
+            }
+        }
+        command.addAll(List.of("-cp", System.getProperty("java.class.path")));
         String launcher = System.getProperty(WorkerPoolParser.WORKER_LAUNCHER_PROPERTY);
         if (launcher == null) {
             command.add(WorkerMain.class.getName());
@@ -168,7 +192,7 @@ final class WorkerProcess {
             // the worker is gone already
         }
         try {
-            if (!process.waitFor(2, TimeUnit.SECONDS)) {
+            if (!process.waitFor(writesArchive ? ARCHIVE_WRITE_SECONDS : 2, TimeUnit.SECONDS)) {
                 destroy();
             }
         } catch (InterruptedException e) {

@@ -69,6 +69,8 @@ public final class PipelineBench {
         try (MiniLmEmbedder embedder = new MiniLmEmbedder(THREADS, MiniLmEmbedder.DEFAULT_BATCH);
              EmbeddedPostgresService pg = EmbeddedPostgresService.start(tmp.resolve("floor-postgres"), 0);
              Database db = Database.open(pg.jdbcUrl(), pg.user(), pg.password())) {
+            embedder.startLoading();
+            embedder.modelLoaded().join();  // the floor's time is the embedding's, not the model's load
             Floor floor = new Floor(files, embedder, new DocumentIndex(db.dataSource(), embedder.dimensions()),
                     pg.dataDirectory());
             int chunks = 0;

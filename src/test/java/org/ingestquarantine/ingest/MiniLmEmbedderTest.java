@@ -12,13 +12,14 @@ import java.util.List;
 import org.ingestquarantine.parse.InProcessPdfParser;
 import org.ingestquarantine.parse.ParsedDocument;
 import org.ingestquarantine.testsupport.Corpus;
+import org.ingestquarantine.testsupport.ShippedProperties;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Our own ONNX session gives the vectors langchain4j's AllMiniLmL6V2EmbeddingModel gave (the index's
- * embedder_version is unchanged), on real chunks: the sample PDFs and, where the shared corpus is beside
+ * Our own ONNX session gives the vectors langchain4j's AllMiniLmL6V2EmbeddingModel gives within its 128 word pieces (the index's
+ * vectors stay comparable), embeds every word piece of a longer chunk, on real chunks: the sample PDFs and, where the shared corpus is beside
  * the repository, a few of its documents; and counts tokens as langchain4j's estimator did.
  */
 class MiniLmEmbedderTest {
@@ -33,7 +34,8 @@ class MiniLmEmbedderTest {
     @BeforeAll
     static void load() {
         // a batch of 7 so that batches mix documents and lengths, and padding is exercised
-        embedder = new MiniLmEmbedder(2, 7);
+        embedder = new MiniLmEmbedder(2, 7, (int) ShippedProperties.lookup().apply("embed.max-tokens").map(Long::parseLong)
+                .orElseThrow().longValue());
     }
 
     @AfterAll
@@ -41,11 +43,15 @@ class MiniLmEmbedderTest {
         embedder.close();
     }
 
+    /** langchain4j's model cuts its inputs at 128 word pieces with markers: compared with ours cut there too. */
     @Test
     void shouldGiveLangchain4jsVectorsOnRealChunks() throws Exception {
         List<String> texts = realChunks();
         assertThat(texts).hasSizeGreaterThan(30);
-        List<float[]> ours = embedder.embed(texts);
+        List<float[]> ours;
+        try (MiniLmEmbedder cutAt128 = new MiniLmEmbedder(2, 7, 128)) {
+            ours = cutAt128.embed(texts);
+        }
         AllMiniLmL6V2EmbeddingModel reference = new AllMiniLmL6V2EmbeddingModel();
         List<float[]> theirs = reference.embedAll(texts.stream().map(TextSegment::from).toList()).content().stream()
                 .map(e -> e.vector()).toList();
@@ -82,17 +88,36 @@ class MiniLmEmbedderTest {
         }
     }
 
+    /**
+     * Every word piece of a chunk is embedded: with the shipped limits (chunk.*, embed.max-tokens), dropping
+     * the last word of the longest real chunk moves its vector. An input cut shorter than the chunks (as the
+     * 128 word pieces of embedder version all-minilm-l6-v2/langchain4j-1.19.0 were) gives the same vector.
+     */
+    @Test
+    void shouldEmbedTheLastWordOfTheLongestChunk() throws Exception {
+        java.util.function.Function<String, Long> shipped = k -> ShippedProperties.lookup().apply(k).map(Long::parseLong)
+                .orElseThrow();
+        WindowChunker chunker = new WindowChunker(shipped.apply("chunk.max-chars").intValue(), embedder.maxTokens(),
+                shipped.apply("chunk.overlap-words").intValue(), embedder::countTokens, embedder::countTokensPerWord);
+        String longest = chunker.chunk(pages()).stream().map(TextChunk::text)
+                .max(java.util.Comparator.comparingInt(embedder::countTokens)).orElseThrow();
+        assertThat(embedder.countTokens(longest)).as("word pieces of the longest chunk").isGreaterThan(200);
+        String withoutLastWord = longest.substring(0, longest.stripTrailing().lastIndexOf(' ')).stripTrailing();
+        List<float[]> vectors = embedder.embed(List.of(longest, withoutLastWord));
+        assertThat(1 - cosine(vectors.get(0), vectors.get(1))).as("distance made by the last word").isGreaterThan(1e-6);
+    }
+
     @Test
     void shouldKeepEveryRealChunkWithinTheModelsLimitWithAboutOneCountPerChunk() throws Exception {
         java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
-        WindowChunker chunker = new WindowChunker(WindowChunker.DEFAULT_MAX_CHARS, MiniLmEmbedder.MAX_TOKENS,
+        WindowChunker chunker = new WindowChunker(WindowChunker.DEFAULT_MAX_CHARS, embedder.maxTokens(),
                 WindowChunker.DEFAULT_OVERLAP_WORDS, t -> {
                     calls.incrementAndGet();
                     return embedder.countTokens(t);
                 }, embedder::countTokensPerWord);
         List<TextChunk> all = chunker.chunk(pages());
         assertThat(all).allSatisfy(c -> assertThat(embedder.countTokens(c.text()))
-                .isLessThanOrEqualTo(MiniLmEmbedder.MAX_TOKENS));
+                .isLessThanOrEqualTo(embedder.maxTokens()));
         assertThat(calls.get()).as("tokenizer calls for %d chunks", all.size()).isLessThanOrEqualTo(all.size() + 5);
     }
 
@@ -192,7 +217,7 @@ class MiniLmEmbedderTest {
     private static List<String> chunksOfFiles() throws Exception {
         List<Path> files = files();
         InProcessPdfParser parser = new InProcessPdfParser();
-        WindowChunker chunker = new WindowChunker(WindowChunker.DEFAULT_MAX_CHARS, MiniLmEmbedder.MAX_TOKENS,
+        WindowChunker chunker = new WindowChunker(WindowChunker.DEFAULT_MAX_CHARS, embedder.maxTokens(),
                 WindowChunker.DEFAULT_OVERLAP_WORDS, embedder::countTokens, embedder::countTokensPerWord);
         List<String> texts = new ArrayList<>();
         for (Path file : files) {
