@@ -96,7 +96,17 @@ public final class DocumentIndex {
         }
     }
 
-    private IndexOutcome write(Connection c, IndexedDocument d) throws SQLException {
+    /**
+     * {@link #index(IndexedDocument)}'s writes on a connection whose transaction the caller owns (and commits
+     * or rolls back), so that another write can share it: the drain closes the document's quarantine record in
+     * the same transaction. Call {@link #validate(IndexedDocument)} first.
+     *
+     * @param c a connection with auto-commit off
+     * @param d the document, validated
+     * @return as {@link #index(IndexedDocument)}
+     * @throws SQLException if the database fails; the caller rolls back
+     */
+    public IndexOutcome write(Connection c, IndexedDocument d) throws SQLException {
         boolean created;
         // A new document: insert it as 'indexing'. A concurrent writer of the same document waits on the
         // unique key until this transaction ends, then takes the row lock below.
@@ -187,7 +197,13 @@ public final class DocumentIndex {
         }
     }
 
-    private void validate(IndexedDocument d) {
+    /**
+     * @param d a document about to be written
+     * @throws DownstreamContractException (reason {@code vector_width}) if an embedding's width differs from
+     *         {@link #vectorDims()}
+     * @throws IllegalArgumentException if the document has no chunks, duplicate seq numbers or a bad page range
+     */
+    public void validate(IndexedDocument d) {
         Objects.requireNonNull(d.source(), "source");
         Objects.requireNonNull(d.docId(), "docId");
         Objects.requireNonNull(d.sourceVersion(), "sourceVersion");
