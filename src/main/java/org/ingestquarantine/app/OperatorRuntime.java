@@ -11,7 +11,6 @@ import java.util.Optional;
 import org.ingestquarantine.db.Database;
 import org.ingestquarantine.db.EmbeddedPostgresService;
 import org.ingestquarantine.ingest.DocumentIndex;
-import org.ingestquarantine.ingest.Embedder;
 import org.ingestquarantine.ingest.MiniLmEmbedder;
 import org.ingestquarantine.ingest.SourceAccess;
 import org.ingestquarantine.ingest.SourceConnector;
@@ -152,10 +151,11 @@ public final class OperatorRuntime implements AutoCloseable {
      * connector last reported them ({@code source_totals}).
      *
      * @param parser a started parser (see {@link #openParser()}); the caller closes it
-     * @return the drain
+     * @return the drain; its embedder is closed with this runtime
      */
     public Drain drain(DocumentParser parser) {
-        Embedder embedder = new MiniLmEmbedder();
+        MiniLmEmbedder embedder = new MiniLmEmbedder();
+        started.push(embedder); // closed with the runtime, before the database
         WindowChunker chunker = AppConfiguration.chunker(settings, embedder);
         Map<String, SourceConnector> connectors = AppConfiguration.connectors(settings, database,
                 AppConfiguration.httpTimeouts(settings));
