@@ -53,6 +53,10 @@ class IngestThenDrainIT {
         assertThat(after.at("/record/error_fingerprint").asText()).isEqualTo(fingerprint);
         assertThat(after.at("/record/attempts").asInt()).isEqualTo(1);
 
+        // an empty file is refused from its HEAD: nothing stored, and reproduce says so
+        assertThat(run(0, "reproduce", "pdfs/empty.pdf", "--data-dir", data.toString())).startsWith(
+                "pdfs/empty.pdf: empty payload (0 bytes at the source, nothing stored): same failure permanent_input/empty");
+
         // the folder the ingest configured is gone: the source is unknown here, and the next record stays as it was
         JsonNode still = JSON.readTree(run(0, "show", "pdfs/empty.pdf", "--json", "--data-dir", data.toString()));
         TestFolders.delete(folder);
