@@ -11,11 +11,11 @@ import java.util.Optional;
 import org.ingestquarantine.db.Database;
 import org.ingestquarantine.db.EmbeddedPostgresService;
 import org.ingestquarantine.ingest.DocumentIndex;
-import org.ingestquarantine.ingest.Embedder;
 import org.ingestquarantine.ingest.MiniLmEmbedder;
 import org.ingestquarantine.ingest.SourceAccess;
 import org.ingestquarantine.ingest.SourceConnector;
 import org.ingestquarantine.ingest.SourceRequestThrottle;
+import org.ingestquarantine.ingest.SourceRoots;
 import org.ingestquarantine.ingest.SourceTotals;
 import org.ingestquarantine.ingest.WindowChunker;
 import org.ingestquarantine.operator.Dispositions;
@@ -37,6 +37,10 @@ import org.ingestquarantine.quarantine.QuarantineStore;
  * default) it takes the data folder's lock and starts the embedded PostgreSQL kept in
  * {@code <data-dir>/postgres}; with {@code db.mode=external} it connects to {@code db.url} and takes no lock.
  * The payload store is {@code <data-dir>/objects} either way. Closing stops what it started, newest first.
+ *
+ * <p>Where sources may be read ({@code sources.<name>.*}) comes from the profile's properties, plus, for a
+ * source they do not name, the folder an earlier {@code ingest <folder>} configured as its root on its command
+ * line ({@link SourceRoots}): a drain reads where that ingest read, and nowhere a message named.
  */
 public final class OperatorRuntime implements AutoCloseable {
 
@@ -74,7 +78,7 @@ public final class OperatorRuntime implements AutoCloseable {
      */
     public static OperatorRuntime open(String profile, Path dataDir, Map<String, String> overrides) throws Exception {
         Settings settings = ProfileProperties.load(profile, overrides);
-        SourceAccess sources = ProfileProperties.sources(profile, overrides);
+        java.util.Properties configured = ProfileProperties.sourceProperties(profile, overrides);
         Deque<AutoCloseable> started = new ArrayDeque<>();
         try {
             Duration timeout = settings.millis(Database.CONNECT_TIMEOUT_PROPERTY,
@@ -91,6 +95,9 @@ public final class OperatorRuntime implements AutoCloseable {
                         settings.string("db.user", "postgres"), settings.string("db.password", ""), timeout);
             }
             started.push(database);
+            // a folder an earlier `ingest <folder>` configured on its command line, for sources the profile does not name
+            SourceAccess sources = SourceAccess.fromProperties(SourceRoots.withRecordedRoots(configured,
+                    new SourceRoots(database.dataSource(), Clock.systemUTC()).all()));
             return new OperatorRuntime(started, settings, sources, dataDir, database);
         } catch (Exception | Error e) {
             closeAll(started, e);
@@ -144,10 +151,11 @@ public final class OperatorRuntime implements AutoCloseable {
      * connector last reported them ({@code source_totals}).
      *
      * @param parser a started parser (see {@link #openParser()}); the caller closes it
-     * @return the drain
+     * @return the drain; its embedder is closed with this runtime
      */
     public Drain drain(DocumentParser parser) {
-        Embedder embedder = new MiniLmEmbedder();
+        MiniLmEmbedder embedder = new MiniLmEmbedder();
+        started.push(embedder); // closed with the runtime, before the database
         WindowChunker chunker = AppConfiguration.chunker(settings, embedder);
         Map<String, SourceConnector> connectors = AppConfiguration.connectors(settings, database,
                 AppConfiguration.httpTimeouts(settings));

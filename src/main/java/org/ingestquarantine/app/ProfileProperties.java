@@ -59,6 +59,15 @@ public final class ProfileProperties {
      * @return the sources' trust settings ({@code sources.<name>.*}): files, then system properties, then overrides
      */
     public static SourceAccess sources(String profile, Map<String, String> overrides) {
+        return SourceAccess.fromProperties(sourceProperties(profile, overrides));
+    }
+
+    /**
+     * @param profile a profile of {@link PipelineApp#PROFILES}
+     * @param overrides properties that win over the files
+     * @return the {@code sources.<name>.*} properties: files, then system properties, then overrides
+     */
+    public static Properties sourceProperties(String profile, Map<String, String> overrides) {
         Properties merged = new Properties();
         read("application.properties", merged);
         read("application-" + profile + ".properties", merged);
@@ -67,7 +76,7 @@ public final class ProfileProperties {
         Properties sources = new Properties();
         merged.stringPropertyNames().stream().filter(k -> k.startsWith(SourceAccess.PREFIX))
                 .forEach(k -> sources.setProperty(k, merged.getProperty(k)));
-        return SourceAccess.fromProperties(sources);
+        return sources;
     }
 
     private static void read(String resource, Properties into) {

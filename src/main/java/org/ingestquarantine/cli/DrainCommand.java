@@ -90,6 +90,9 @@ final class DrainCommand extends OperatorCommand {
         for (Map.Entry<String, Long> e : r.outcomes().entrySet()) {
             b.append(String.format(Locale.ROOT, "  %-40s %d%n", e.getKey(), e.getValue()));
         }
+        r.notAttempted().forEach((outcome, why) -> b.append(String.format(Locale.ROOT,
+                "%d records not attempted (%s), left exactly as they were: %s%n", r.outcomes().getOrDefault(outcome, 0L),
+                outcome.substring(Drain.NOT_ATTEMPTED.length()), why)));
         DrainReport.Forecast f = r.forecast();
         if (f != null) {
             b.append(String.format(Locale.ROOT, "forecast for the whole cohort: %d documents, %d source requests, %s at %s/s;"

@@ -11,7 +11,7 @@ import picocli.CommandLine.Option;
 @Command(name = "expire-payloads", mixinStandardHelpOptions = true,
         description = {"Deletes the payload objects of records last seen longer ago than the age and keeps every row"
                 + " (sha256 and size stay as evidence). A later drain goes back to the source; reproduce says"
-                + " \"payload expired/erased\"."})
+                + " \"payload expired\"."})
 final class ExpirePayloadsCommand extends OperatorCommand {
 
     @Option(names = "--older-than", paramLabel = "AGE", converter = AgeConverter.class,

@@ -16,6 +16,7 @@ import org.ingestquarantine.delivery.IngestPublisher;
 import org.ingestquarantine.delivery.SettledOutcomes;
 import org.ingestquarantine.ingest.FolderConnector;
 import org.ingestquarantine.ingest.SourceAccess;
+import org.ingestquarantine.ingest.SourceRoots;
 import org.ingestquarantine.ingest.SourceTotals;
 import org.ingestquarantine.pipeline.IngestMessage;
 import picocli.CommandLine.Command;
@@ -79,6 +80,9 @@ final class IngestCommand implements Callable<Integer> {
             // the folder's file count is the source's total: coverage's known denominator
             app.bean("sourceTotals", SourceTotals.class).record(sourceName, files.size(), FolderConnector.VERSION,
                     root.toUri());
+            // ...and the folder its only root, so a later drain of this source (another process) reads here too
+            new SourceRoots(app.bean("dataSource", javax.sql.DataSource.class), java.time.Clock.systemUTC())
+                    .record(sourceName, root, SourceRoots.INGEST_COMMAND);
             IngestPublisher publisher = app.bean("ingestPublisher", IngestPublisher.class);
             Map<String, String> keys = new LinkedHashMap<>();
             for (Path file : files) {

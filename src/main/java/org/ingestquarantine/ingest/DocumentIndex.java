@@ -155,7 +155,31 @@ public final class DocumentIndex {
      */
     public IndexOutcome index(IndexedDocument document, Long attemptId) {
         validate(document);
-        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(WRITE)) {
+        try (Connection c = dataSource.getConnection()) {
+            return run(c, document, attemptId);
+        } catch (SQLException e) {
+            throw new IndexWriteException("document " + document.source() + "/" + document.docId()
+                    + " was not indexed (" + SqlFailure.describe(e) + "); do not acknowledge the message,"
+                    + " pause consumption until PostgreSQL answers again", e);
+        }
+    }
+
+    /**
+     * {@link #index(IndexedDocument)}'s write on a connection whose transaction the caller owns (and commits
+     * or rolls back), so that another write can share it: the drain closes the document's quarantine record in
+     * the same transaction. Closes no journal attempt. Call {@link #validate(IndexedDocument)} first.
+     *
+     * @param c a connection with auto-commit off
+     * @param d the document, validated
+     * @return as {@link #index(IndexedDocument)}
+     * @throws SQLException if the database fails; the caller rolls back
+     */
+    public IndexOutcome write(Connection c, IndexedDocument d) throws SQLException {
+        return run(c, d, null);
+    }
+
+    private IndexOutcome run(Connection c, IndexedDocument document, Long attemptId) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement(WRITE)) {
             bind(c, s, document, attemptId);
             for (int run = 1; ; run++) {
                 String verdict;
@@ -177,10 +201,6 @@ public final class DocumentIndex {
                         }
                 }
             }
-        } catch (SQLException e) {
-            throw new IndexWriteException("document " + document.source() + "/" + document.docId()
-                    + " was not indexed (" + SqlFailure.describe(e) + "); do not acknowledge the message,"
-                    + " pause consumption until PostgreSQL answers again", e);
         }
     }
 
@@ -250,7 +270,16 @@ public final class DocumentIndex {
         return i;
     }
 
-    private void validate(IndexedDocument d) {
+    /**
+     * Checks a document before it is written.
+     *
+     * @param d the document
+     * @throws NullPointerException if its identity or a version is missing
+     * @throws IllegalArgumentException if it has no chunks, duplicate seq numbers or a bad page range
+     * @throws DownstreamContractException (reason {@code vector_width}) if an embedding's width differs from
+     *         {@link #vectorDims()}
+     */
+    public void validate(IndexedDocument d) {
         Objects.requireNonNull(d.source(), "source");
         Objects.requireNonNull(d.docId(), "docId");
         Objects.requireNonNull(d.sourceVersion(), "sourceVersion");

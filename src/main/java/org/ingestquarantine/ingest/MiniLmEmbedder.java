@@ -351,8 +351,10 @@ public final class MiniLmEmbedder implements Embedder, AutoCloseable {
     }
 
     /**
-     * Stops the pool's threads, waits for a model load in progress, waits until no thread is inside the native tokenizer or session (at most one
-     * running batch), then releases both; later calls throw {@link IllegalStateException}.
+     * Stops the pool's threads, waits for the model's load if it is still running (a JVM that exits while ONNX
+     * Runtime creates the session crashes with SIGSEGV: a drain that never embedded did), waits until no thread
+     * is inside the native tokenizer or session (at most one running batch), then releases both; later calls
+     * throw {@link IllegalStateException}.
      */
     @Override
     public void close() {

@@ -93,7 +93,7 @@ public final class Dispositions {
      * Deletes the payload objects of records last seen before {@code now - olderThan} and clears their
      * {@code payload_uri}; rows, {@code payload_sha256} and {@code payload_bytes} stay (the evidence of what
      * was seen). An object still named by a record that is not expiring (the same bytes, content-addressed)
-     * is kept. A later drain goes back to the source; {@code reproduce} says "payload expired/erased".
+     * is kept. A later drain goes back to the source; {@code reproduce} says "payload expired".
      *
      * @param olderThan age of last_seen_at, positive
      * @return records whose payload expired

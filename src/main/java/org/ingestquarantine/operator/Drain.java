@@ -27,6 +27,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import javax.sql.DataSource;
 import org.ingestquarantine.db.DatabaseAccessException;
+import org.ingestquarantine.db.Jdbc;
 import org.ingestquarantine.db.SqlFailure;
 import org.ingestquarantine.db.SqlTime;
 import org.ingestquarantine.delivery.ErrorTaxonomy;
@@ -34,11 +35,13 @@ import org.ingestquarantine.failure.Classification;
 import org.ingestquarantine.failure.ErrorClass;
 import org.ingestquarantine.failure.ErrorClassifier;
 import org.ingestquarantine.failure.ErrorFingerprint;
+import org.ingestquarantine.failure.PermanentInputException;
 import org.ingestquarantine.ingest.Chunker;
 import org.ingestquarantine.ingest.DocumentIndex;
 import org.ingestquarantine.ingest.Embedder;
 import org.ingestquarantine.ingest.FetchedDocument;
 import org.ingestquarantine.ingest.IndexedChunk;
+import org.ingestquarantine.ingest.IndexWriteException;
 import org.ingestquarantine.ingest.IndexedDocument;
 import org.ingestquarantine.ingest.SourceAccess;
 import org.ingestquarantine.ingest.SourceConnector;
@@ -46,6 +49,7 @@ import org.ingestquarantine.ingest.SourceRequestThrottle;
 import org.ingestquarantine.ingest.TextChunk;
 import org.ingestquarantine.parse.DocumentParser;
 import org.ingestquarantine.parse.ParsedDocument;
+import org.ingestquarantine.pipeline.LogSafe;
 import org.ingestquarantine.pipeline.PipelineVersions;
 import org.ingestquarantine.quarantine.Disposition;
 import org.ingestquarantine.quarantine.FailureEvidence;
@@ -63,6 +67,12 @@ import org.ingestquarantine.quarantine.QuarantineStore;
  * {@code repaired_parser_fixed}. A failure records a new attempt (its fingerprint may be new) and the record
  * stays open. Every HEAD and GET first takes a token from the run's own bucket ({@code --rate}) and from the
  * origin's shared bucket, if any. Rows are never deleted.
+ *
+ * <p>A record this process may not ask its source about, because of ITS configuration (the source is not
+ * configured here: {@code unknown_source}; the URI is outside the source's roots: {@code uri_not_allowed};
+ * no URI can be formed: {@code invalid_uri}, {@code no_source_uri}), is not attempted: no request, no new
+ * attempt, the record stays exactly as it was, and it counts as {@code not_attempted:<reason>} with one
+ * explanation per reason in the report.
  *
  * <p>Interrupting the calling thread stops the run between documents: the document in hand finishes its one
  * closing or recording write, the rest stay open as before and count as {@code not_tried}; the run row says
@@ -87,6 +97,16 @@ public final class Drain {
     private final long maxBytes;
     private final Clock clock;
     private final ErrorClassifier classifier = ErrorTaxonomy.standard();
+
+    /** Prefix of the outcome of a record this process could not ask its source about; the record is unchanged. */
+    public static final String NOT_ATTEMPTED = "not_attempted:";
+
+    /** Reason of {@value #NOT_ATTEMPTED} when no URI is known for the record's source. */
+    static final String NO_SOURCE_URI = "no_source_uri";
+
+    /** Refusals of this process's source configuration (DESIGN §9), not of the document. */
+    private static final java.util.Set<String> CONFIGURATION_REASONS = java.util.Set.of("unknown_source",
+            "uri_not_allowed", "invalid_uri");
 
     private Drain(Builder b) {
         this.dataSource = Objects.requireNonNull(b.dataSource, "dataSource");
@@ -163,6 +183,7 @@ public final class Drain {
         SourceRequestThrottle own = SourceRequestThrottle.local(request.ratePerSecond(), headroomPercent);
         AtomicLong requests = new AtomicLong();
         Map<String, Long> outcomes = new TreeMap<>();
+        Map<String, String> notAttempted = new TreeMap<>();
         boolean interrupted = false;
         int done = 0;
         for (String dlqId : selection.dlqIds()) {
@@ -172,7 +193,7 @@ public final class Drain {
                 outcome = "not_tried";
             } else {
                 try {
-                    outcome = drainOne(runId, dlqId, own, requests);
+                    outcome = drainOne(runId, dlqId, own, requests, notAttempted);
                 } catch (InterruptedException e) {
                     interrupted = true;
                     outcome = "not_tried";
@@ -188,11 +209,11 @@ public final class Drain {
                 ? forecast(selection, outcomes, requests.get(), request.ratePerSecond()) : null;
         finish(runId, interrupted, outcomes, requests.get());
         return new DrainReport(runId, selection.cohortDocuments(), selection.dlqIds().size(), outcomes, requests.get(),
-                elapsed, interrupted, forecast);
+                elapsed, interrupted, forecast, notAttempted);
     }
 
-    private String drainOne(String runId, String dlqId, SourceRequestThrottle own, AtomicLong requests)
-            throws InterruptedException {
+    private String drainOne(String runId, String dlqId, SourceRequestThrottle own, AtomicLong requests,
+                            Map<String, String> notAttempted) throws InterruptedException {
         QuarantineRecord record = store.findById(dlqId).orElseThrow();
         if (record.disposition() != Disposition.OPEN) {
             return "already_closed";
@@ -200,7 +221,22 @@ public final class Drain {
         Optional<URI> uri = uriOf(record);
         SourceConnector connector = uri.map(u -> connectors.get(u.getScheme())).orElse(null);
         if (connector == null) {
-            return "no_source_uri";
+            return notAttempted(NO_SOURCE_URI, "this process knows no URI for source '"
+                    + LogSafe.identity(record.source()) + "' (sources." + LogSafe.identity(record.source())
+                    + ".base-uri, or the folder an ingest of it counted)", notAttempted);
+        }
+        // this process's configuration must allow the source before anything is asked of it: a refusal is
+        // about the configuration, not the document, and must not become the record's evidence
+        try {
+            access.guard(record.source()).check(uri.get());
+        } catch (PermanentInputException refused) {
+            if (CONFIGURATION_REASONS.contains(refused.reasonCode())) {
+                return notAttempted(refused.reasonCode(), refused.getMessage() + ("unknown_source".equals(refused.reasonCode())
+                        ? " (or ingest its folder again with this --data-dir: ingest records the folder for later drains)"
+                        : ""), notAttempted);
+            }
+        } catch (IOException | RuntimeException askedTheSource) {
+            // a file missing inside the roots, a host that does not resolve: the source's answer, asked below
         }
         Path work = null;
         FetchedDocument fetched = null;
@@ -235,12 +271,12 @@ public final class Drain {
                 rows.add(new IndexedChunk(c.seq(), c.text(), vectors.get(i), c.pageFrom(), c.pageTo()));
             }
             stage = "index";
-            index.index(new IndexedDocument(record.source(), record.docId(), fetched.sourceVersion(),
+            IndexedDocument document = new IndexedDocument(record.source(), record.docId(), fetched.sourceVersion(),
                     fetched.sourceUpdatedAt(), fetched.sha256(), versions.parser(), versions.chunker(),
-                    versions.embedder(), parsed.pageCount(), rows));
+                    versions.embedder(), parsed.pageCount(), rows);
             Disposition repaired = Objects.equals(fetched.sourceVersion(), record.sourceVersion())
                     ? Disposition.REPAIRED_PARSER_FIXED : Disposition.REPAIRED_CONTENT_CHANGED;
-            store.close(record.source(), record.docId(), repaired, null, record.owner());
+            indexAndClose(document, record, repaired);
             return repaired.code();
         } catch (InterruptedException e) {
             throw e;
@@ -259,6 +295,31 @@ public final class Drain {
                 }
             }
         }
+    }
+
+    /**
+     * The index write (behind its version guard) and the record's closing in ONE transaction: an interrupted or
+     * failing drain never leaves an indexed document with an open record, nor a closed record without its index row.
+     */
+    private void indexAndClose(IndexedDocument document, QuarantineRecord record, Disposition repaired) {
+        index.validate(document);
+        try {
+            new Jdbc(dataSource).inTransaction(c -> {
+                index.write(c, document);
+                return store.close(c, record.source(), record.docId(), repaired, null, record.owner());
+            });
+        } catch (SQLException e) {
+            throw new IndexWriteException("document " + LogSafe.identity(record.source()) + "/"
+                    + LogSafe.identity(record.docId()) + " was neither indexed nor closed (" + SqlFailure.describe(e)
+                    + "); its record stays open", e);
+        }
+    }
+
+    /** @return the outcome {@code not_attempted:<reason>}; the first explanation of each reason is kept */
+    private static String notAttempted(String reason, String why, Map<String, String> explanations) {
+        String outcome = NOT_ATTEMPTED + reason;
+        explanations.putIfAbsent(outcome, why);
+        return outcome;
     }
 
     private void take(SourceRequestThrottle own, URI uri, AtomicLong requests) throws InterruptedException {
@@ -420,7 +481,8 @@ public final class Drain {
 
     private static DrainReport.Forecast forecast(Selection selection, Map<String, Long> outcomes, long requests,
                                                  double rate) {
-        long tried = selection.dlqIds().size() - outcomes.getOrDefault("not_tried", 0L);
+        long tried = selection.dlqIds().size() - outcomes.getOrDefault("not_tried", 0L) - outcomes.entrySet().stream()
+                .filter(e -> e.getKey().startsWith(NOT_ATTEMPTED)).mapToLong(Map.Entry::getValue).sum();
         long closed = outcomes.getOrDefault("repaired_parser_fixed", 0L)
                 + outcomes.getOrDefault("repaired_content_changed", 0L) + outcomes.getOrDefault("deleted_at_source", 0L);
         double perDocument = tried == 0 ? 2.0 : (double) requests / tried;

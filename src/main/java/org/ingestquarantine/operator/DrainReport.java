@@ -6,8 +6,10 @@ import java.util.Map;
 /**
  * What one drain run did. The outcome counts sum to {@code selected}: {@code repaired_parser_fixed},
  * {@code repaired_content_changed}, {@code deleted_at_source}, {@code still_failing:<fingerprint>},
- * {@code already_closed} (closed by someone else since the start), {@code no_source_uri} (the source has no
- * base URI to re-fetch from) and {@code not_tried} (the run was interrupted first).
+ * {@code already_closed} (closed by someone else since the start), {@code not_attempted:<reason>} (this
+ * process's configuration does not let it ask the source: {@code unknown_source}, {@code uri_not_allowed},
+ * {@code invalid_uri}, or {@code no_source_uri} when no base URI is known; the record was left exactly as it
+ * was) and {@code not_tried} (the run was interrupted first).
  *
  * @param runId the run's ULID in {@code drain_runs}
  * @param cohortDocuments open records in the cohort when the run started
@@ -18,9 +20,12 @@ import java.util.Map;
  * @param interrupted whether the run was stopped before every selected record was tried
  * @param forecast what the whole cohort is expected to need, when this run was a canary (selected fewer
  *     than the cohort); null otherwise
+ * @param notAttempted for each {@code not_attempted:<reason>} outcome, the first record's explanation (one line,
+ *     log-safe); empty when every record was attempted
  */
 public record DrainReport(String runId, int cohortDocuments, int selected, Map<String, Long> outcomes,
-                          long sourceRequests, Duration elapsed, boolean interrupted, Forecast forecast) {
+                          long sourceRequests, Duration elapsed, boolean interrupted, Forecast forecast,
+                          Map<String, String> notAttempted) {
 
     /**
      * The canary's extrapolation to the whole cohort.

@@ -13,12 +13,14 @@ import java.util.HexFormat;
 import java.util.Objects;
 import org.ingestquarantine.delivery.ErrorTaxonomy;
 import org.ingestquarantine.failure.Classification;
+import org.ingestquarantine.failure.ErrorClass;
 import org.ingestquarantine.failure.ErrorClassifier;
 import org.ingestquarantine.failure.ErrorFingerprint;
 import org.ingestquarantine.parse.DocumentParser;
 import org.ingestquarantine.parse.ParseException;
 import org.ingestquarantine.parse.ParsedDocument;
 import org.ingestquarantine.parse.ParserVersion;
+import org.ingestquarantine.quarantine.Disposition;
 import org.ingestquarantine.quarantine.PayloadStore;
 import org.ingestquarantine.quarantine.QuarantineRecord;
 
@@ -35,6 +37,9 @@ public final class Reproducer {
     private final DocumentParser parser;
     private final ErrorClassifier classifier = ErrorTaxonomy.standard();
     private final Path workDir;
+
+    /** Reason of a document refused from its HEAD for having 0 bytes (Preflight) and of an empty fetched file. */
+    private static final String EMPTY = "empty";
 
     /**
      * @param service finds records
@@ -58,7 +63,7 @@ public final class Reproducer {
     public Reproduction reproduce(String ref) throws IOException {
         QuarantineRecord r = service.find(RecordRef.parse(ref));
         if (r.payloadUri() == null) {
-            return verdict(r, Reproduction.Outcome.PAYLOAD_GONE, null, null, null, null, null, null);
+            return verdict(r, withoutPayload(r), null, null, null, null, null, null);
         }
         Files.createDirectories(workDir);
         Path copy = Files.createTempFile(workDir, "reproduce-", ".bin");
@@ -67,7 +72,7 @@ public final class Reproducer {
             try {
                 sha256 = copyHashing(r.payloadUri(), copy);
             } catch (NoSuchFileException e) {
-                return verdict(r, Reproduction.Outcome.PAYLOAD_GONE, null, null, null, null, null, null);
+                return verdict(r, Reproduction.Outcome.PAYLOAD_MISSING, null, null, null, null, null, null);
             }
             if (r.payloadSha256() != null && !r.payloadSha256().trim().equals(sha256)) {
                 return verdict(r, Reproduction.Outcome.PAYLOAD_MISMATCH, null, null, null, null, null, sha256);
@@ -88,6 +93,19 @@ public final class Reproducer {
         }
     }
 
+    /** What is true of a record that names no payload object. */
+    private static Reproduction.Outcome withoutPayload(QuarantineRecord r) {
+        if (r.disposition() == Disposition.ERASED) {
+            return Reproduction.Outcome.PAYLOAD_ERASED;
+        }
+        if (r.payloadSha256() != null) {
+            return Reproduction.Outcome.PAYLOAD_EXPIRED; // expire-payloads keeps the hash and the size
+        }
+        // an empty document is refused from its HEAD (0 bytes), before anything is fetched or stored
+        return r.errorClass() == ErrorClass.PERMANENT_INPUT && EMPTY.equals(r.reasonCode())
+                ? Reproduction.Outcome.EMPTY_PAYLOAD : Reproduction.Outcome.NO_PAYLOAD_STORED;
+    }
+
     private String copyHashing(String uri, Path target) throws IOException {
         MessageDigest digest;
         try {
@@ -105,6 +123,7 @@ public final class Reproducer {
     private static Reproduction verdict(QuarantineRecord r, Reproduction.Outcome outcome, String fingerprint,
                                         String errorClass, String reason, Integer pages, Long chars, String sha256) {
         return new Reproduction(r.dlqId(), r.source() + "/" + r.docId(), outcome, r.errorFingerprint(), r.stage(),
-                fingerprint, errorClass, reason, pages, chars, ParserVersion.CURRENT, sha256);
+                fingerprint, errorClass, reason, pages, chars, ParserVersion.CURRENT, sha256, r.errorClass().code(),
+                r.reasonCode(), r.payloadSha256());
     }
 }

@@ -268,6 +268,30 @@ public final class QuarantineStore {
         if (disposition == Disposition.OPEN) {
             throw new IllegalArgumentException("a record is closed with a disposition other than open");
         }
+        try {
+            return jdbc.inTransaction(c -> close(c, source, docId, disposition, reasonCode, owner));
+        } catch (SQLException e) {
+            throw new QuarantineWriteException("quarantine record " + source + "/" + docId + " was not closed ("
+                    + SqlFailure.describe(e) + "); retry when PostgreSQL answers again", e);
+        }
+    }
+
+    /**
+     * {@link #close(String, String, Disposition, String, String)} on a connection whose transaction the caller
+     * owns (commits or rolls back), so that another write can share it: the drain indexes the document in the
+     * same transaction.
+     *
+     * @param c a connection with auto-commit off
+     * @return the record as it will be once the caller commits
+     * @throws SQLException if the database fails; the caller rolls back
+     * @throws IllegalArgumentException if {@code disposition} is OPEN
+     * @throws java.util.NoSuchElementException if the document has no record
+     */
+    public QuarantineRecord close(Connection c, String source, String docId, Disposition disposition, String reasonCode,
+                                  String owner) throws SQLException {
+        if (disposition == Disposition.OPEN) {
+            throw new IllegalArgumentException("a record is closed with a disposition other than open");
+        }
         Instant now = clock.instant().truncatedTo(ChronoUnit.MICROS);
         boolean erase = disposition == Disposition.ERASED;
         String sql = "UPDATE quarantine SET disposition = ?, closed_at = ?, owner = COALESCE(owner, ?),"
@@ -275,22 +299,15 @@ public final class QuarantineStore {
                 + (erase ? ", payload_uri = NULL, payload_sha256 = NULL, payload_bytes = NULL,"
                         + " stack_trace_uri = NULL, error_message = NULL" : "")
                 + " WHERE source = ? AND doc_id = ?";
-        try {
-            return jdbc.inTransaction(c -> {
-                QuarantineRecord before = findBy(c, "SELECT * FROM quarantine WHERE source = ? AND doc_id = ? FOR UPDATE",
-                        source, docId).orElseThrow(() -> new java.util.NoSuchElementException(
-                                "no quarantine record for " + source + "/" + docId));
-                Jdbc.update(c, sql, disposition.code(), now, owner, reasonCode, source, docId);
-                if (erase) {
-                    deleteObjectNamedByNoOther(c, before.payloadUri(), before.dlqId());
-                    deleteObjectNamedByNoOther(c, before.stackTraceUri(), before.dlqId());
-                }
-                return findBy(c, "SELECT * FROM quarantine WHERE source = ? AND doc_id = ?", source, docId).orElseThrow();
-            });
-        } catch (SQLException e) {
-            throw new QuarantineWriteException("quarantine record " + source + "/" + docId + " was not closed ("
-                    + SqlFailure.describe(e) + "); retry when PostgreSQL answers again", e);
+        QuarantineRecord before = findBy(c, "SELECT * FROM quarantine WHERE source = ? AND doc_id = ? FOR UPDATE",
+                source, docId).orElseThrow(() -> new java.util.NoSuchElementException(
+                        "no quarantine record for " + source + "/" + docId));
+        Jdbc.update(c, sql, disposition.code(), now, owner, reasonCode, source, docId);
+        if (erase) {
+            deleteObjectNamedByNoOther(c, before.payloadUri(), before.dlqId());
+            deleteObjectNamedByNoOther(c, before.stackTraceUri(), before.dlqId());
         }
+        return findBy(c, "SELECT * FROM quarantine WHERE source = ? AND doc_id = ?", source, docId).orElseThrow();
     }
 
     /**

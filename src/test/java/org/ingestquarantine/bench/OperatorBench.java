@@ -42,7 +42,8 @@ import org.ingestquarantine.testsupport.PostgresTestBase;
 /**
  * Benchmark (a program, not a test): times each operator query on the seed-scale data set and on larger
  * multiples of it, then the quarantine's write throughput through {@link QuarantineStore#record} (one record
- * per transaction, with a stack-trace object each, as the pipeline writes them). Embedded PostgreSQL in a
+ * per transaction, with a stack-trace object each, as the pipeline writes them), beside raw single-row upserts and
+ * through routes/quarantine.camel.yaml loaded from the file. Embedded PostgreSQL in a
  * temporary folder. Arguments: scales (default {@code 1,10}), rounds per query (default 21), records written
  * per writer count (default 5000).
  */
@@ -77,12 +78,31 @@ public final class OperatorBench {
                 time("show", rounds, () -> service.show(ref));
                 time("overdue 90d", rounds, () -> service.overdue(Duration.ofDays(90)));
                 if (scale == scales.get(0)) {
-                    for (int writers : new int[] {1, 4}) {
-                        writeThroughput(store, writes, writers);
+                    if (Boolean.getBoolean("bench.no-summary-triggers")) {
+                        // an experiment only (what the summary triggers cost per record); the summaries go stale
+                        try (java.sql.Connection c = db.dataSource().getConnection();
+                             java.sql.Statement st = c.createStatement()) {
+                            st.execute("ALTER TABLE quarantine DISABLE TRIGGER quarantine_summary_insert");
+                            st.execute("ALTER TABLE quarantine DISABLE TRIGGER quarantine_summary_update");
+                        }
+                        System.out.println("  (summary triggers disabled: -Dbench.no-summary-triggers=true)");
                     }
-                    for (int writers : new int[] {1, 4}) {
-                        routeWriteThroughput(db, store, writes, writers);
+                    // side by side in one run: raw single-row upserts, QuarantineStore.record, the YAML route
+                    Map<String, double[]> rates = new java.util.LinkedHashMap<>();
+                    int[] writerCounts = {1, 4, 8};
+                    for (int w = 0; w < writerCounts.length; w++) {
+                        int writers = writerCounts[w];
+                        rates.computeIfAbsent("raw single-row upsert", k -> new double[writerCounts.length])[w] =
+                                rawUpsertThroughput(db, writes, writers);
+                        rates.computeIfAbsent("QuarantineStore.record", k -> new double[writerCounts.length])[w] =
+                                writeThroughput(store, writes, writers);
+                        rates.computeIfAbsent("routes/quarantine.camel.yaml", k -> new double[writerCounts.length])[w] =
+                                routeWriteThroughput(db, store, writes, writers);
                     }
+                    System.out.printf(Locale.ROOT, "  records/s, one record per transaction (%d records each):%n", writes);
+                    System.out.printf(Locale.ROOT, "  %-30s %10s %10s %10s%n", "path", "1 writer", "4 writers", "8 writers");
+                    rates.forEach((path, r) -> System.out.printf(Locale.ROOT, "  %-30s %10.0f %10.0f %10.0f%n", path,
+                            r[0], r[1], r[2]));
                 }
             } finally {
                 PostgresTestBase.deleteTree(dir);
@@ -110,7 +130,7 @@ public final class OperatorBench {
      * to the payload store), the {@code sql:} endpoint running {@value QuarantineStore#RECORD_SQL} as
      * routes/quarantine.camel.yaml does (with its parse-once strategy and parameter count), then {@link QuarantineRecorder#committed}; one record per transaction.
      */
-    private static void routeWriteThroughput(Database db, QuarantineStore store, int records, int writers)
+    private static double routeWriteThroughput(Database db, QuarantineStore store, int records, int writers)
             throws Exception {
         try (DefaultCamelContext camel = new DefaultCamelContext()) {
             camel.getRegistry().bind("dataSource", db.dataSource());
@@ -118,17 +138,30 @@ public final class OperatorBench {
             QuarantineRecorder recorder = new QuarantineRecorder(store, new PipelineVersions(Map.of(),
                     ParserVersion.CURRENT, "bench", "bench"), new PipelineMetrics(new SimpleMeterRegistry()));
             camel.getRegistry().bind("quarantineRecorder", recorder);
+            // the failure path's beans (never called while the store answers) and the attempt's close (the
+            // journal is not part of this benchmark): no-ops
+            NoOps noOps = new NoOps();
+            for (String bean : List.of("consumerCircuitBreaker", "failureDisposition", "rethrow", "outcomes")) {
+                camel.getRegistry().bind(bean, noOps);
+            }
+            camel.getPropertiesComponent().addInitialProperty(QuarantineStore.RECORD_PARAMETERS_PROPERTY,
+                    Integer.toString(QuarantineStore.recordParameters()));
+            camel.addRoutesConfigurations(new org.apache.camel.builder.RouteConfigurationBuilder() {
+                @Override
+                public void configuration() {
+                    // as routes/error-policy.camel.yaml's inner-stage: no error handler of its own
+                    routeConfiguration("inner-stage").errorHandler(noErrorHandler());
+                }
+            });
             camel.addRoutes(new RouteBuilder() {
                 @Override
                 public void configure() {
-                    from("direct:quarantine").routeId("bench-quarantine")
-                            .bean("quarantineRecorder", "evidence")
-                            .to("sql:classpath:" + QuarantineStore.RECORD_SQL + "?dataSource=#dataSource"
-                                    + "&prepareStatementStrategy=#namedSqlStrategy&parametersCount="
-                                    + QuarantineStore.recordParameters())
-                            .bean("quarantineRecorder", "committed");
+                    from("direct:release").routeId("bench-release").log("released: the write failed");
                 }
             });
+            org.apache.camel.support.PluginHelper.getRoutesLoader(camel).loadRoutes(
+                    org.apache.camel.support.ResourceHelper.resolveMandatoryResource(camel,
+                            "file:routes/quarantine.camel.yaml"));
             camel.start();
             ProducerTemplate producer = camel.createProducerTemplate();
             double seconds = writeConcurrently(records, writers, n -> {
@@ -147,12 +180,52 @@ public final class OperatorBench {
                     throw result.getException();
                 }
             });
-            System.out.printf(Locale.ROOT, "  quarantine writes through the route's sql: endpoint, %d writer(s): %d records"
+            System.out.printf(Locale.ROOT, "  quarantine writes through routes/quarantine.camel.yaml, %d writer(s): %d records"
                     + " in %.2f s = %.0f records/s%n", writers, records, seconds, records / seconds);
+            return records / seconds;
         }
     }
 
-    private static void writeThroughput(QuarantineStore store, int records, int writers) throws Exception {
+    /** The route's beans that only the failure path (and the journal's close) call. */
+    public static final class NoOps {
+        public void onStoreFailure(Exchange e) {
+        }
+
+        public void recordNotWritten(Exchange e) {
+        }
+
+        public void caught(Exchange e) throws Exception {
+            Exception caught = e.getProperty(Exchange.EXCEPTION_CAUGHT, Exception.class);
+            if (caught != null) {
+                throw caught;
+            }
+        }
+
+        public void quarantined(Exchange e) {
+        }
+    }
+
+    /** The floor: one single-row upsert per transaction (autocommit) through the same pool, new keys. */
+    private static double rawUpsertThroughput(Database db, int records, int writers) throws Exception {
+        try (java.sql.Connection c = db.dataSource().getConnection(); java.sql.Statement st = c.createStatement()) {
+            st.execute("CREATE TABLE IF NOT EXISTS bench_raw (k text PRIMARY KEY, v text, n integer NOT NULL)");
+        }
+        String sql = "INSERT INTO bench_raw (k, v, n) VALUES (?, ?, 1) ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v,"
+                + " n = bench_raw.n + 1";
+        double seconds = writeConcurrently(records, writers, n -> {
+            try (java.sql.Connection c = db.dataSource().getConnection();
+                 java.sql.PreparedStatement s = c.prepareStatement(sql)) {
+                s.setString(1, "raw-w" + writers + "-" + n);
+                s.setString(2, "seeded " + n);
+                s.executeUpdate();
+            }
+        });
+        System.out.printf(Locale.ROOT, "  raw single-row upserts, %d writer(s): %d in %.2f s = %.0f/s%n", writers,
+                records, seconds, records / seconds);
+        return records / seconds;
+    }
+
+    private static double writeThroughput(QuarantineStore store, int records, int writers) throws Exception {
         String trace = "java.lang.IllegalStateException: seeded\n\tat org.example.Bench.write(Bench.java:1)\n";
         double seconds = writeConcurrently(records, writers, i ->
                 store.record(FailureEvidence.builder("bench-w" + writers, "doc-" + i).errorClass(ErrorClass.AMBIGUOUS_PARSE)
@@ -161,6 +234,7 @@ public final class OperatorBench {
                         .deliveryKey("bench/" + writers + "/" + i).deliveryCount(1).build()));
         System.out.printf(Locale.ROOT, "  quarantine writes, %d writer(s): %d records in %.2f s = %.0f records/s%n",
                 writers, records, seconds, records / seconds);
+        return records / seconds;
     }
 
     /** One record's write, by its number. */

@@ -374,6 +374,78 @@ class DrainTest extends PostgresTestBase {
         assertThat(maxInAnySecond(requestNanos)).isLessThanOrEqualTo(5);
     }
 
+    /**
+     * The README's flow done wrong: the drain's process does not know the source (or the source's roots do not hold
+     * the document). Nothing is asked of the source, the record stays exactly as it was (no new attempt, no new
+     * fingerprint or class), and the report says why, once per reason.
+     */
+    @Test
+    void shouldNotAttemptNorRecordAnythingWhenThisProcessMayNotAskTheSource() throws Exception {
+        Path folder = Files.createDirectories(temp.resolve("pdfs"));
+        Files.write(folder.resolve("a.pdf"), TextPdf.of("would parse now"));
+        Files.write(temp.resolve("outside.pdf"), TextPdf.of("would parse too"));
+        bases.put("pdfs", folder.toUri());
+        bases.put("folder", temp.resolve("elsewhere-than-roots").toUri());
+        fail("pdfs", "a.pdf", "sha-a");
+        fail("folder", "../outside.pdf", "sha-o");
+        Map<String, QuarantineRecord> before = new java.util.HashMap<>();
+        for (String[] d : new String[][] {{"pdfs", "a.pdf"}, {"folder", "../outside.pdf"}}) {
+            before.put(d[1], store.find(d[0], d[1]).orElseThrow());
+        }
+        java.util.Properties p = new java.util.Properties();
+        p.setProperty("sources.folder.file-roots", Files.createDirectories(temp.resolve("only-root")).toString());
+        Drain drain = drainWith(SourceAccess.fromProperties(p));
+
+        DrainReport report = drain.run(request(10, 50), (done, of) -> { });
+
+        assertThat(report.outcomes()).containsExactlyInAnyOrderEntriesOf(Map.of(
+                "not_attempted:unknown_source", 1L, "not_attempted:uri_not_allowed", 1L));
+        assertThat(report.notAttempted()).containsOnlyKeys("not_attempted:unknown_source", "not_attempted:uri_not_allowed");
+        assertThat(report.notAttempted().get("not_attempted:unknown_source")).contains("'pdfs' is not configured");
+        assertThat(report.sourceRequests()).isZero();
+        assertThat(report.forecast()).isNull();
+        for (String[] d : new String[][] {{"pdfs", "a.pdf"}, {"folder", "../outside.pdf"}}) {
+            QuarantineRecord now = store.find(d[0], d[1]).orElseThrow();
+            assertThat(now).as(d[1] + " exactly as it was").usingRecursiveComparison().isEqualTo(before.get(d[1]));
+            assertThat(store.attempts(now.dlqId())).hasSize(1);
+        }
+        assertThat(query("SELECT count(*) FROM documents")).isEqualTo("0");
+        assertThat(query("SELECT string_agg(outcome, ',' ORDER BY outcome) FROM drain_run_items"))
+                .isEqualTo("not_attempted:unknown_source,not_attempted:uri_not_allowed");
+    }
+
+    /**
+     * The index write and the record's closing are one transaction: when closing fails (here a trigger refuses it,
+     * as a database failing between the two statements would), the index write is rolled back with it, so no
+     * document is indexed while its record stays open.
+     */
+    @Test
+    void shouldRollBackTheIndexWriteWhenTheRecordCannotBeClosed() throws Exception {
+        fail("web", "fixed.pdf", "\"f1\"");
+        served.put("fixed.pdf", new Served(200, "\"f1\"", TextPdf.of("page one", "page two")));
+        try (Connection c = dataSource().getConnection(); Statement st = c.createStatement()) {
+            st.execute("CREATE FUNCTION refuse_close() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+                    + " RAISE EXCEPTION 'closing refused by the test'; END $$");
+            st.execute("CREATE TRIGGER refuse_close BEFORE UPDATE ON quarantine FOR EACH ROW"
+                    + " WHEN (NEW.disposition <> 'open') EXECUTE FUNCTION refuse_close()");
+        }
+        try {
+            DrainReport report = drain(SourceRequestThrottle.unlimited()).run(request(10, 50), (done, of) -> { });
+
+            assertThat(report.outcomes()).containsOnlyKeys(report.outcomes().keySet().stream()
+                    .filter(k -> k.startsWith("still_failing:")).toList()).hasSize(1);
+            assertThat(disposition("fixed.pdf")).isEqualTo(Disposition.OPEN);
+            assertThat(query("SELECT count(*) FROM documents")).as("the index write rolled back with the close")
+                    .isEqualTo("0");
+            assertThat(query("SELECT count(*) FROM chunks")).isEqualTo("0");
+        } finally {
+            try (Connection c = dataSource().getConnection(); Statement st = c.createStatement()) {
+                st.execute("DROP TRIGGER refuse_close ON quarantine");
+                st.execute("DROP FUNCTION refuse_close()");
+            }
+        }
+    }
+
     private static int maxInAnySecond(List<Long> nanos) {
         List<Long> sorted = new ArrayList<>(nanos);
         Collections.sort(sorted);
@@ -389,8 +461,16 @@ class DrainTest extends PostgresTestBase {
     }
 
     private Drain drain(SourceRequestThrottle shared) {
+        return drainWith(access(), shared);
+    }
+
+    private Drain drainWith(SourceAccess access) {
+        return drainWith(access, SourceRequestThrottle.unlimited());
+    }
+
+    private Drain drainWith(SourceAccess access, SourceRequestThrottle shared) {
         Embedder embedder = new TwoDimensionEmbedder();
-        return Drain.builder().database(dataSource(), store).access(access())
+        return Drain.builder().database(dataSource(), store).access(access)
                 .connectors(Map.of("http", new HttpConnector("http", HTTP), "file", new FolderConnector()))
                 .pipeline(pool, new WindowChunker(1000, 256, 20, s -> s.split("\\s+").length), embedder, index,
                         new PipelineVersions(Map.of("http", "test", "file", "test"), ParserVersion.CURRENT, "window-test",

@@ -97,16 +97,40 @@ class ReproducerTest extends PostgresTestBase {
         assertThat(verdict.fingerprint()).isNotEqualTo(verdict.recordedFingerprint());
     }
 
+    /** Each case without bytes to parse says what is true of it, never one answer for all. */
     @Test
-    void shouldSayThePayloadIsGoneWhenExpiredOrNeverFetched() throws Exception {
-        Path pdf = write("gone.pdf", TextPdf.of("soon gone"));
-        QuarantineRecord r = record("gone.pdf", pdf, new IllegalStateException("x"));
-        payloads.delete(r.payloadUri());
+    void shouldSayWhyThereIsNothingToParse() throws Exception {
+        Path pdf = write("missing.pdf", TextPdf.of("soon missing"));
+        QuarantineRecord missing = record("missing.pdf", pdf, new IllegalStateException("x"));
+        payloads.delete(missing.payloadUri());
         store.record(FailureEvidence.builder("contracts", "never-fetched.pdf").errorClass(ErrorClass.TRANSIENT)
-                .errorFingerprint("fp").build());
+                .errorFingerprint("fp").reasonCode("timeout").stage("fetch").build());
+        // what the pipeline records for an empty file: refused from its HEAD (0 bytes), nothing fetched or stored
+        QuarantineRecord empty = store.record(FailureEvidence.builder("contracts", "empty.pdf")
+                .errorClass(ErrorClass.PERMANENT_INPUT).errorFingerprint("fp-empty").reasonCode("empty")
+                .stage("preflight").build());
+        assertThat(reproducer.reproduce(missing.dlqId()).outcome()).isEqualTo(Reproduction.Outcome.PAYLOAD_MISSING);
+        Path expiring = write("expiring.pdf", TextPdf.of("expires"));
+        QuarantineRecord expired = record("expiring.pdf", expiring, new IllegalStateException("y"));
+        Path erasing = write("erasing.pdf", TextPdf.of("erased"));
+        QuarantineRecord erased = record("erasing.pdf", erasing, new IllegalStateException("z"));
+        Dispositions dispositions = new Dispositions(dataSource(), store, payloads, Clock.offset(Clock.systemUTC(),
+                java.time.Duration.ofDays(400)));
+        dispositions.expirePayloads(java.time.Duration.ofDays(90));
+        store.close("contracts", "erasing.pdf", Disposition.ERASED, "gdpr", null);
+        long before = rowCount();
 
-        assertThat(reproducer.reproduce(r.dlqId()).summary()).isEqualTo("payload expired/erased");
-        assertThat(reproducer.reproduce("contracts/never-fetched.pdf").summary()).isEqualTo("payload expired/erased");
+        assertThat(empty.payloadUri()).isNull();
+        assertThat(reproducer.reproduce("contracts/empty.pdf").summary()).isEqualTo(
+                "empty payload (0 bytes at the source, nothing stored): same failure permanent_input/empty"
+                        + " (the running code refuses 0 bytes before parsing)");
+        assertThat(reproducer.reproduce("contracts/never-fetched.pdf").summary()).isEqualTo(
+                "no payload stored: the record failed at stage fetch (transient/timeout) before any bytes were kept;"
+                        + " nothing to parse");
+        assertThat(reproducer.reproduce(expired.dlqId()).summary()).isEqualTo("payload expired (it had sha256 "
+                + expired.payloadSha256().trim() + "); the record's metadata stays; a drain goes back to the source");
+        assertThat(reproducer.reproduce(erased.dlqId()).outcome()).isEqualTo(Reproduction.Outcome.PAYLOAD_ERASED);
+        assertThat(rowCount()).as("nothing written").isEqualTo(before);
     }
 
     @Test
