@@ -53,6 +53,6 @@ public final class SqsWiring implements BrokerWiring {
         setup.registry().bind("sqsClient", sqs);
         setup.registry().bind("ingestQueueUrl", queueUrl);
         setup.registry().bind("ingestPublisher", new SqsIngestPublisher(sqs, queueUrl));
-        return new SqsBrokerAdapter(sqs, queueUrl);
+        return new SqsBrokerAdapter(sqs, queueUrl, SqsBrokerAdapter.maxReceiveCount(sqs, queueUrl));
     }
 }
