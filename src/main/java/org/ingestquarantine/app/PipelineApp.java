@@ -74,7 +74,13 @@ public final class PipelineApp implements AutoCloseable {
      */
     public static void runUntilStopped(String profile, Path dataDir, Map<String, String> overrides) throws Exception {
         try (DataDirLock lock = DataDirLock.acquire(dataDir)) {
-            runLocked(configure(profile, dataDir, overrides));
+            Main main = configure(profile, dataDir, overrides);
+            try {
+                runLocked(main);
+            } finally {
+                // a start that failed midway leaves no embedded database running (its exit hook is disarmed)
+                main.stop();
+            }
         }
     }
 

@@ -45,6 +45,9 @@ public final class ConsumerProcess implements AutoCloseable {
     public static ConsumerProcess command(List<String> args, Map<String, String> properties, Map<String, String> env,
                                           Path log) throws IOException {
         List<String> cmd = new ArrayList<>();
+        // SIGINT back to its default: a JVM started with SIGINT ignored (a test run launched in the background by
+        // a shell without job control passes SIG_IGN down) refuses to handle it, as it should for a nohup'd process
+        cmd.addAll(List.of("env", "--default-signal=INT"));
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("-Xmx512m");
         properties.forEach((k, v) -> cmd.add("-D" + k + "=" + v));
