@@ -222,7 +222,7 @@ public final class AppConfiguration implements CamelConfiguration {
         registry.bind("chunkStage", new ChunkStage(chunker));
         registry.bind("embedStage", new EmbedStage(embedder));
         registry.bind("indexStage", new IndexStage(index, versions));
-        registry.bind("outcomes", new Outcomes(journal, metrics));
+        registry.bind("outcomes", new Outcomes(journal, metrics, inFlight));
         registry.bind("quarantineStore", store);
         registry.bind("documentIndex", index);
         registry.bind("quarantineQueries", new QuarantineQueries(database.dataSource()));
@@ -385,8 +385,9 @@ public final class AppConfiguration implements CamelConfiguration {
                 Duration.ofMillis(Database.DEFAULT_CONNECT_TIMEOUT_MS));
         Database database;
         if ("embedded".equals(settings.string("db.mode", "embedded"))) {
+            // stopped last, by the Stopper once the consumers are done (PipelineApp), never by zonky's exit hook
             EmbeddedPostgresService postgres = timeline.time("postgres", () -> EmbeddedPostgresService.start(
-                    dataDir.resolve("postgres"), (int) settings.number("db.port", 0)));
+                    dataDir.resolve("postgres"), (int) settings.number("db.port", 0), false));
             started.push(postgres);
             registry.bind("embeddedPostgres", postgres);
             database = timeline.time("schema", () -> Database.open(postgres.jdbcUrl(), postgres.user(),
@@ -411,7 +412,12 @@ public final class AppConfiguration implements CamelConfiguration {
         return wiring.get();
     }
 
-    /** Closes what {@link #configure} started, newest first, when the context stops. */
+    /**
+     * Closes what {@link #configure} started, newest first, when the context stops (after its routes: the
+     * consumers have finished or handed back their documents), so the broker (the embedded SQS store) closes
+     * before the database and the embedded PostgreSQL last. One that fails to close does not keep the others
+     * open; the first failure is thrown after all were tried.
+     */
     private static final class Stopper extends ServiceSupport {
 
         private final Deque<AutoCloseable> started;
@@ -422,8 +428,20 @@ public final class AppConfiguration implements CamelConfiguration {
 
         @Override
         protected void doStop() throws Exception {
+            Exception first = null;
             while (!started.isEmpty()) {
-                started.pop().close();
+                try {
+                    started.pop().close();
+                } catch (Exception e) {
+                    if (first == null) {
+                        first = e;
+                    } else {
+                        first.addSuppressed(e);
+                    }
+                }
+            }
+            if (first != null) {
+                throw first;
             }
         }
     }

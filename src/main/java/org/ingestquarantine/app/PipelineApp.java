@@ -5,6 +5,7 @@ import java.util.Map;
 import org.apache.camel.CamelContext;
 import org.apache.camel.main.Main;
 import org.ingestquarantine.broker.sqs.SqsWiring;
+import org.ingestquarantine.delivery.ReleasingShutdownStrategy;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -18,13 +19,22 @@ public final class PipelineApp implements AutoCloseable {
 
     private final Main main;
     private final DataDirLock lock;
+    /** Stops the application if the JVM exits while it runs; removed by {@link #close()}. */
+    private final Thread exitHook;
 
     private PipelineApp(Main main, DataDirLock lock) {
         this.main = main;
         this.lock = lock;
+        this.exitHook = new Thread(this::closeOnExit, "iq-pipeline-stop");
     }
 
     /**
+     * Starts the application. If the JVM exits while it runs (whatever the cause: a signal the caller did not
+     * handle, {@code System.exit}), its one JVM shutdown hook stops it as {@link #close()} does: consumers
+     * first, in-flight documents finished or released, then the broker and the database. The embedded
+     * database and broker register no exit hooks of their own ({@code EmbeddedPostgresService},
+     * {@code EmbeddedSqsServer}), so nothing stops under the consumers.
+     *
      * @param profile the profile: embedded, sqs, rabbitmq or kafka
      * @param dataDir folder for the embedded database, payloads and work files
      * @param overrides further properties, which win over the profile's file (tests use these)
@@ -38,13 +48,21 @@ public final class PipelineApp implements AutoCloseable {
             Main main = configure(profile, dataDir, overrides);
             StartupTimeline timeline = new StartupTimeline();
             main.bind(StartupTimeline.BEAN, timeline);
-            timeline.time("camel", () -> {
-                main.start();
-                return null;
-            });
+            PipelineApp app = new PipelineApp(main, lock);
+            Runtime.getRuntime().addShutdownHook(app.exitHook);
+            try {
+                timeline.time("camel", () -> {
+                    main.start();
+                    return null;
+                });
+            } catch (Exception | Error e) {
+                app.removeExitHook();
+                main.stop();
+                throw e;
+            }
             timeline.mark("ready");
             timeline.log();
-            return new PipelineApp(main, lock);
+            return app;
         } catch (Exception | Error e) {
             lock.close();
             throw e;
@@ -63,16 +81,33 @@ public final class PipelineApp implements AutoCloseable {
      */
     public static void runUntilStopped(String profile, Path dataDir, Map<String, String> overrides) throws Exception {
         try (DataDirLock lock = DataDirLock.acquire(dataDir)) {
-            runLocked(configure(profile, dataDir, overrides));
+            Main main = configure(profile, dataDir, overrides);
+            try {
+                runLocked(main);
+            } finally {
+                // a start that failed midway leaves no embedded database running (its exit hook is disarmed)
+                main.stop();
+            }
+        }
+    }
+
+    /**
+     * Makes SIGTERM and SIGINT (Ctrl-C) call {@code onSignal} instead of starting the JVM's exit, so a command
+     * can stop its application in order (consumers, in-flight documents, broker, database) and then exit with
+     * a code of its own. Exit hooks would run all at once, in no order, beside threads still working.
+     *
+     * @param onSignal what a signal does; runs on a thread of its own, should return quickly
+     */
+    public static void onStopSignal(Runnable onSignal) {
+        for (String name : new String[] {"TERM", "INT"}) {
+            sun.misc.Signal.handle(new sun.misc.Signal(name), signal -> onSignal.run());
         }
     }
 
     private static void runLocked(Main main) throws Exception {
         // SIGTERM and SIGINT end run() normally (exit 0 after a graceful stop) instead of killing the JVM
         // from a shutdown hook (exit 143)
-        for (String name : new String[] {"TERM", "INT"}) {
-            sun.misc.Signal.handle(new sun.misc.Signal(name), signal -> main.completed());
-        }
+        onStopSignal(main::completed);
         main.addMainListener(new org.apache.camel.main.MainListenerSupport() {
             @Override
             public void afterStart(org.apache.camel.main.BaseMainSupport started) {
@@ -122,12 +157,45 @@ public final class PipelineApp implements AutoCloseable {
         return bean;
     }
 
+    /**
+     * Stops taking deliveries, as a shutdown does, and returns once the documents in flight have finished or,
+     * after {@code camel.main.shutdown-timeout} seconds, were released (their attempts closed, their messages
+     * handed back). The database and the rest stay up until {@link #close()}.
+     *
+     * @throws Exception when the consumer route cannot be stopped
+     */
+    public void stopConsuming() throws Exception {
+        context().getRouteController().stopRoute(ReleasingShutdownStrategy.CONSUMER_ROUTE);
+    }
+
+    /**
+     * Stops the application: consumers first (in-flight documents finished within {@code camel.main.shutdown-timeout}
+     * or released), then what it started, newest first (the broker before the database), then the data folder's lock.
+     */
     @Override
     public void close() throws Exception {
+        removeExitHook();
         try {
             main.stop();
         } finally {
             lock.close();
+        }
+    }
+
+    private void closeOnExit() {
+        try {
+            main.stop();
+            lock.close();
+        } catch (Exception e) {
+            LoggerFactory.getLogger(PipelineApp.class).warn("stopping at JVM exit failed: {}", e.toString());
+        }
+    }
+
+    private void removeExitHook() {
+        try {
+            Runtime.getRuntime().removeShutdownHook(exitHook);
+        } catch (IllegalStateException exiting) {
+            // the JVM is exiting: the hook runs (or ran) and stops the application itself
         }
     }
 }

@@ -10,6 +10,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.ingestquarantine.app.PipelineApp;
 import org.ingestquarantine.delivery.IngestPublisher;
@@ -32,6 +34,12 @@ import picocli.CommandLine.Spec;
  * consumes until every message has an outcome, and prints a summary. Exit code 0 when every message was
  * settled (indexed, unchanged or quarantined), 3 when some were not within {@code --timeout-s}, 2 for bad
  * arguments.
+ *
+ * <p>SIGTERM or Ctrl-C (SIGINT) stops the run early, in order: no new delivery starts, the documents in
+ * flight finish within {@code camel.main.shutdown-timeout} or are released (their attempts closed, their
+ * messages handed back to the broker: the embedded queue keeps them for the next run), the summary is printed
+ * with the documents still unsettled, then the broker and the database stop. Exit code as above (3 when some
+ * are unsettled).
  */
 @Command(name = "ingest", mixinStandardHelpOptions = true,
         description = "Ingest every file of a folder and print a summary of the outcomes.")
@@ -74,6 +82,8 @@ final class IngestCommand implements Callable<Integer> {
         long started = System.nanoTime();
         // the folder is the source's one root: its files may be read, nothing else (DESIGN.md §9)
         Map<String, String> roots = Map.of(SourceAccess.PREFIX + sourceName + ".file-roots", root.toString());
+        CountDownLatch stop = new CountDownLatch(1);
+        PipelineApp.onStopSignal(stop::countDown);
         try (PipelineApp app = PipelineApp.start(common.profile, common.dataDir, roots);
              SettledOutcomes settled = SettledOutcomes.listen(app.context())) {
             long startupMs = Duration.ofNanos(System.nanoTime() - started).toMillis();
@@ -90,7 +100,12 @@ final class IngestCommand implements Callable<Integer> {
                 IngestMessage message = new IngestMessage(sourceName, docId, file.toUri(), null, null, null);
                 keys.put(publisher.publish(message), docId);
             }
-            List<String> unsettled = awaitOutcomes(keys, settled, publisher);
+            List<String> unsettled = awaitOutcomes(keys, settled, publisher, stop);
+            if (stop.getCount() == 0) {
+                err.println("ingest: stopping (signal); documents in flight finish or are handed back");
+                app.stopConsuming();
+                unsettled = unsettled.stream().filter(k -> settled.outcomeOf(k) == null).toList();
+            }
             long elapsedMs = Duration.ofNanos(System.nanoTime() - started).toMillis();
             RunSummary summary = RunSummary.collect(app, sourceName, keys, settled::outcomeOf, unsettled, elapsedMs,
                     startupMs);
@@ -99,8 +114,8 @@ final class IngestCommand implements Callable<Integer> {
         }
     }
 
-    private List<String> awaitOutcomes(Map<String, String> keys, SettledOutcomes settled, IngestPublisher publisher)
-            throws InterruptedException {
+    private List<String> awaitOutcomes(Map<String, String> keys, SettledOutcomes settled, IngestPublisher publisher,
+                                       CountDownLatch stop) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(timeoutSeconds).toNanos();
         long quietSince = -1;
         while (true) {
@@ -122,7 +137,9 @@ final class IngestCommand implements Callable<Integer> {
             } else {
                 quietSince = -1;
             }
-            Thread.sleep(200);
+            if (stop.await(200, TimeUnit.MILLISECONDS)) {
+                return open;
+            }
         }
     }
 

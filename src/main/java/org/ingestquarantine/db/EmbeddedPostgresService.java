@@ -18,6 +18,12 @@ import java.nio.file.Path;
  * {@value #USER}, database {@value #DATABASE}, local trust authentication (the password is ignored).
  * Commits are synchronous ({@code synchronous_commit=on}, overriding zonky's test default of off) so a
  * committed quarantine record survives a crash of the server.
+ *
+ * <p>JVM exit: zonky registers a JVM shutdown hook per server that stops it, which would stop PostgreSQL while
+ * the application is still finishing its documents (JVM shutdown hooks run concurrently, in no order). A
+ * server started with {@code stopOnJvmExit = false} disarms that hook: it stops only when {@link #stop()} is
+ * called, by its owner, last (the application's one shutdown path, {@code AppConfiguration}). A JVM killed
+ * without that leaves the server running; the next {@link #start()} on the folder stops it first.
  */
 public final class EmbeddedPostgresService implements AutoCloseable {
 
@@ -29,12 +35,14 @@ public final class EmbeddedPostgresService implements AutoCloseable {
     public static final String DATABASE = "postgres";
 
     private final Path dataDirectory;
+    private final boolean stopOnJvmExit;
     private int port;
     private EmbeddedPostgres server;
 
-    private EmbeddedPostgresService(Path dataDirectory, int port) {
+    private EmbeddedPostgresService(Path dataDirectory, int port, boolean stopOnJvmExit) {
         this.dataDirectory = dataDirectory.toAbsolutePath();
         this.port = port;
+        this.stopOnJvmExit = stopOnJvmExit;
     }
 
     /**
@@ -54,10 +62,22 @@ public final class EmbeddedPostgresService implements AutoCloseable {
      * @throws UncheckedIOException if the server does not start (port taken, folder locked by another server)
      */
     public static EmbeddedPostgresService start(Path dataDirectory, int port) {
+        return start(dataDirectory, port, true);
+    }
+
+    /**
+     * Starts a server keeping its data in {@code dataDirectory} (created and initialised if empty).
+     *
+     * @param dataDirectory folder for the cluster's files; an existing cluster there is reused as-is
+     * @param port TCP port on localhost; 0 picks a free port, which later restarts keep
+     * @param stopOnJvmExit whether zonky's JVM shutdown hook stops the server; false: only {@link #stop()} does
+     * @throws UncheckedIOException if the server does not start (port taken, folder locked by another server)
+     */
+    public static EmbeddedPostgresService start(Path dataDirectory, int port, boolean stopOnJvmExit) {
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("port must be 0 (free port) or 1-65535, was " + port);
         }
-        EmbeddedPostgresService service = new EmbeddedPostgresService(dataDirectory, port);
+        EmbeddedPostgresService service = new EmbeddedPostgresService(dataDirectory, port, stopOnJvmExit);
         service.start();
         return service;
     }
@@ -83,6 +103,9 @@ public final class EmbeddedPostgresService implements AutoCloseable {
             }
             server = builder.start();
             port = server.getPort();
+            if (!stopOnJvmExit) {
+                exitHookClosed(server).set(true);
+            }
         } catch (IOException e) {
             throw new UncheckedIOException("embedded PostgreSQL did not start in " + dataDirectory
                     + (port == 0 ? "" : " on port " + port) + ": " + e.getMessage(), e);
@@ -139,11 +162,33 @@ public final class EmbeddedPostgresService implements AutoCloseable {
             return;
         }
         try {
+            if (!stopOnJvmExit) {
+                exitHookClosed(server).set(false);
+            }
             server.close();
         } catch (IOException e) {
             throw new UncheckedIOException("embedded PostgreSQL did not stop cleanly: " + e.getMessage(), e);
         } finally {
             server = null;
+        }
+    }
+
+    /**
+     * zonky 2.1's server registers {@code Runtime.addShutdownHook(new Thread(this::close))} unconditionally and keeps
+     * no reference to that thread, so the hook cannot be removed; its {@code close()} returns at once while the
+     * private flag {@code closed} is set. Setting it disarms the hook; clearing it again lets {@link #stop()} close.
+     *
+     * @throws IllegalStateException when the field is not there (another zonky version): the build must not ship
+     *     an application whose database stops before its consumers
+     */
+    private static java.util.concurrent.atomic.AtomicBoolean exitHookClosed(EmbeddedPostgres server) {
+        try {
+            java.lang.reflect.Field closed = EmbeddedPostgres.class.getDeclaredField("closed");
+            closed.setAccessible(true);
+            return (java.util.concurrent.atomic.AtomicBoolean) closed.get(server);
+        } catch (ReflectiveOperationException | ClassCastException e) {
+            throw new IllegalStateException("cannot disarm the embedded PostgreSQL's JVM shutdown hook (zonky's"
+                    + " EmbeddedPostgres.closed flag); check the zonky version", e);
         }
     }
 

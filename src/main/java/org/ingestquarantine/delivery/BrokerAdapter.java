@@ -31,4 +31,15 @@ public interface BrokerAdapter {
      * @param delay how long the broker should hold it back; the broker may round it
      */
     void release(Exchange exchange, Duration delay);
+
+    /**
+     * @return the delivery count at which the broker's own redrive takes the message: a message released at this
+     *     count is dead-lettered by the broker at its next receive instead of being delivered (SQS: the ingest
+     *     queue's RedrivePolicy maxReceiveCount, whose every receive counts, hand-backs included);
+     *     {@link Integer#MAX_VALUE} when a release never brings the broker's count nearer its limit (RabbitMQ
+     *     hands back through a fresh copy in its retry queue, Kafka keeps no broker count)
+     */
+    default int redriveAt() {
+        return Integer.MAX_VALUE;
+    }
 }

@@ -32,7 +32,9 @@ import org.ingestquarantine.pipeline.PipelineKeys;
  * live: if one it waited for committed its outcome, the message is settled and this delivery is acknowledged
  * with no work ({@link PipelineKeys#SETTLED_ELSEWHERE}); otherwise (released, or its owner died) it goes on
  * as usual. Still live after {@code maxWait}: it throws {@link AttemptInProgressException} and is handed
- * back after one lease, with no attempt opened.
+ * back after one lease, with no attempt opened; except at the broker's redrive count
+ * ({@link BrokerAdapter#redriveAt}, SQS maxReceiveCount), where a hand-back would have the broker dead-letter a
+ * message that is being worked on: that delivery keeps waiting while the other attempt stays live.
  */
 public final class DeliveryGuard {
 
@@ -143,7 +145,8 @@ public final class DeliveryGuard {
                 open.live().size());
         while (open.anyLive()) {
             waitedFor.addAll(open.live());
-            if (System.nanoTime() - deadline >= 0 || inFlight.isStopping() || !pause()) {
+            boolean waitedEnough = System.nanoTime() - deadline >= 0 && count(exchange) < broker.redriveAt();
+            if (waitedEnough || inFlight.isStopping() || !pause()) {
                 LOG.info("{} still worked on elsewhere; handed back for {} ms, not counted", LogSafe.identity(key),
                         journal.lease().duration().toMillis());
                 exchange.setProperty(PipelineKeys.BACKOFF, journal.lease().duration());
@@ -151,6 +154,10 @@ public final class DeliveryGuard {
             }
             open = journal.openAttempts(key);
         }
+    }
+
+    private static int count(Exchange exchange) {
+        return exchange.getProperty(PipelineKeys.DELIVERY_COUNT, Integer.class);
     }
 
     /** @return false if interrupted (the consumer is stopping) */

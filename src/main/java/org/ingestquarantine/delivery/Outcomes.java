@@ -1,6 +1,7 @@
 package org.ingestquarantine.delivery;
 
 import org.apache.camel.Exchange;
+import org.ingestquarantine.failure.ShutdownException;
 import org.ingestquarantine.ingest.FetchedDocument;
 import org.ingestquarantine.ingest.IndexOutcome;
 import org.ingestquarantine.metrics.PipelineMetrics;
@@ -15,6 +16,11 @@ import org.ingestquarantine.quarantine.QuarantineRecorder;
  * ({@link PipelineKeys#OUTCOME}, which a completed consumer exchange carries to whoever listens to Camel's
  * events) and in the processed/failed counters by source and content type. Called only after the outcome is
  * committed (index written, or quarantine record written), and before the consumer acknowledges the message.
+ *
+ * <p>An attempt a shutdown abandoned ({@link InFlightAttempts#abandonAll}) was closed as released and its message
+ * handed back; if its thread still finishes the document afterwards, that delivery is not settled a second
+ * time: it fails with a {@link ShutdownException} (its index write stays; the next delivery finds the document
+ * unchanged), so the journal, the broker and the run's summary all keep "released".
  */
 public final class Outcomes {
 
@@ -23,14 +29,27 @@ public final class Outcomes {
 
     private final AttemptJournal journal;
     private final PipelineMetrics metrics;
+    private final InFlightAttempts inFlight;
 
     /**
+     * Outcomes of a process whose attempts are never abandoned.
+     *
      * @param journal closes the delivery's attempt
      * @param metrics records the outcome
      */
     public Outcomes(AttemptJournal journal, PipelineMetrics metrics) {
+        this(journal, metrics, new InFlightAttempts());
+    }
+
+    /**
+     * @param journal closes the delivery's attempt
+     * @param metrics records the outcome
+     * @param inFlight knows which attempts a shutdown abandoned
+     */
+    public Outcomes(AttemptJournal journal, PipelineMetrics metrics, InFlightAttempts inFlight) {
         this.journal = journal;
         this.metrics = metrics;
+        this.inFlight = inFlight;
     }
 
     /**
@@ -38,6 +57,7 @@ public final class Outcomes {
      * @param outcome the index's verdict
      */
     public void indexed(Exchange exchange, IndexOutcome outcome) {
+        refuseAbandoned(exchange);
         String name = switch (outcome) {
             case INDEXED -> "indexed";
             case UNCHANGED -> "unchanged";
@@ -50,6 +70,7 @@ public final class Outcomes {
 
     /** @param exchange a delivery skipped because the index already holds this version */
     public void unchanged(Exchange exchange) {
+        refuseAbandoned(exchange);
         close(exchange, "skipped");
         settle(exchange, "unchanged");
     }
@@ -64,6 +85,13 @@ public final class Outcomes {
     /** @param exchange a delivery handed back to the broker for a later redelivery */
     public void released(Exchange exchange) {
         close(exchange, "released");
+    }
+
+    /** @throws ShutdownException when a shutdown abandoned this delivery's attempt (released it already) */
+    private void refuseAbandoned(Exchange exchange) {
+        if (inFlight.isAbandoned(exchange)) {
+            throw new ShutdownException("finished after the shutdown released it; not settled again", null);
+        }
     }
 
     private void close(Exchange exchange, String outcome) {

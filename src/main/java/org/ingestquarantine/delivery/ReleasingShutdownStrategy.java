@@ -13,7 +13,8 @@ import org.slf4j.LoggerFactory;
  * Camel's graceful shutdown (consumers suspended first; in-flight exchanges given
  * {@code camel.main.shutdown-timeout} seconds), with steps of ours:
  * <ul>
- *   <li>when the context starts stopping, no further delivery is admitted ({@link InFlightAttempts#stopAdmitting}:
+ *   <li>when the context starts stopping, or the consumer route {@value #CONSUMER_ROUTE} is stopped on its own
+ *       (the {@code ingest} command stops consuming before it reads its summary), no further delivery is admitted ({@link InFlightAttempts#stopAdmitting}:
  *       a message a broker client still hands over is given back unworked), and {@code onStopping} runs (the
  *       application cancels its source requests in flight: a document still fetching is released, see
  *       {@link FailureDisposition});</li>
@@ -23,6 +24,9 @@ import org.slf4j.LoggerFactory;
  * </ul>
  */
 public final class ReleasingShutdownStrategy extends DefaultShutdownStrategy {
+
+    /** Route id of the consumer route (routes/ingest-consumer.camel.yaml). */
+    public static final String CONSUMER_ROUTE = "ingest-consumer";
 
     private static final Logger LOG = LoggerFactory.getLogger(ReleasingShutdownStrategy.class);
 
@@ -66,7 +70,8 @@ public final class ReleasingShutdownStrategy extends DefaultShutdownStrategy {
     @Override
     protected boolean doShutdown(CamelContext context, List<RouteStartupOrder> routes, long timeout, TimeUnit timeUnit,
                                  boolean suspendOnly, boolean abortAfterTimeout, boolean forceShutdown) throws Exception {
-        if (!suspendOnly && context.isStopping()) {
+        if (!suspendOnly && (context.isStopping()
+                || routes.stream().anyMatch(r -> CONSUMER_ROUTE.equals(r.getRoute().getRouteId())))) {
             if (inFlight.size() > 0) {
                 LOG.info("stopping: no new deliveries; {} document(s) in flight get up to {} s to finish, fetches in"
                         + " progress are released at once", inFlight.size(), timeUnit.toSeconds(timeout));

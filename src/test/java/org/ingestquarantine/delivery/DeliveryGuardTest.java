@@ -107,6 +107,24 @@ class DeliveryGuardTest extends PostgresTestBase {
         assertThat(here.attempts(KEY)).isEqualTo(2);
     }
 
+    /**
+     * At the broker's redrive count (SQS maxReceiveCount 10) a hand-back would have the broker dead-letter a
+     * message that is being worked on: the delivery waits past {@code maxWait} until the live attempt settles.
+     */
+    @Test
+    void shouldKeepWaitingInsteadOfHandingBackAtTheBrokersRedriveCount() throws Exception {
+        long running = elsewhere.open(KEY, "s", "d.pdf", 1);
+        Exchange exchange = delivery(10);
+        CompletableFuture<Void> settles = CompletableFuture.runAsync(() -> elsewhere.close(running, AttemptOutcome.INDEXED),
+                CompletableFuture.delayedExecutor(1500, TimeUnit.MILLISECONDS));
+
+        new DeliveryGuard(new FixedBroker(10), here, ShippedProperties.policies(), new InFlightAttempts(), POLL,
+                Duration.ofMillis(300)).admit(exchange);
+        settles.get();
+
+        assertThat(exchange.getProperty(PipelineKeys.SETTLED_ELSEWHERE, Boolean.class)).as("waited, not handed back").isTrue();
+    }
+
     private DeliveryGuard guard(Duration maxWait) {
         return new DeliveryGuard(new FixedBroker(), here, ShippedProperties.policies(), new InFlightAttempts(), POLL,
                 maxWait);
@@ -123,6 +141,21 @@ class DeliveryGuardTest extends PostgresTestBase {
 
     /** Never asked: the tests set key and count on the exchange themselves. */
     private static final class FixedBroker implements BrokerAdapter {
+        private final int redriveAt;
+
+        FixedBroker() {
+            this(Integer.MAX_VALUE);
+        }
+
+        FixedBroker(int redriveAt) {
+            this.redriveAt = redriveAt;
+        }
+
+        @Override
+        public int redriveAt() {
+            return redriveAt;
+        }
+
         @Override
         public String deliveryKey(Exchange exchange) {
             return KEY;

@@ -31,14 +31,30 @@ public final class ConsumerProcess implements AutoCloseable {
      */
     public static ConsumerProcess start(String profile, Path dataDir, Map<String, String> properties,
                                         Map<String, String> env, Path log) throws IOException {
+        return command(List.of("run", "--profile", profile, "--data-dir", dataDir.toString()), properties, env, log);
+    }
+
+    /**
+     * @param args the command line after the launcher, e.g. {@code ingest <folder> --data-dir <dir>}
+     * @param properties system properties (override the profile's file)
+     * @param env extra environment variables
+     * @param log where its stdout and stderr go
+     * @return the started process
+     * @throws IOException when it cannot be started
+     */
+    public static ConsumerProcess command(List<String> args, Map<String, String> properties, Map<String, String> env,
+                                          Path log) throws IOException {
         List<String> cmd = new ArrayList<>();
+        // SIGINT back to its default: a JVM started with SIGINT ignored (a test run launched in the background by
+        // a shell without job control passes SIG_IGN down) refuses to handle it, as it should for a nohup'd process
+        cmd.addAll(List.of("env", "--default-signal=INT"));
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("-Xmx512m");
         properties.forEach((k, v) -> cmd.add("-D" + k + "=" + v));
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add("org.ingestquarantine.cli.IngestQuarantineCli");
-        cmd.addAll(List.of("run", "--profile", profile, "--data-dir", dataDir.toString()));
+        cmd.addAll(args);
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         pb.environment().putAll(env);
@@ -60,6 +76,20 @@ public final class ConsumerProcess implements AutoCloseable {
     public int terminate() throws InterruptedException {
         workers.addAll(process.descendants().toList());
         process.destroy();
+        return process.waitFor();
+    }
+
+    /**
+     * Sends SIGINT (what Ctrl-C sends) and waits for the exit.
+     *
+     * @return the exit code
+     */
+    public int interrupt() throws IOException, InterruptedException {
+        workers.addAll(process.descendants().toList());
+        Process kill = new ProcessBuilder("kill", "-INT", Long.toString(process.pid())).inheritIO().start();
+        if (kill.waitFor() != 0) {
+            throw new IOException("kill -INT " + process.pid() + " failed");
+        }
         return process.waitFor();
     }
 

@@ -8,6 +8,7 @@ import java.util.Map;
 import org.apache.camel.Exchange;
 import org.apache.camel.component.springrabbit.SpringRabbitMQConstants;
 import org.ingestquarantine.delivery.BrokerAdapter;
+import org.ingestquarantine.pipeline.PipelineKeys;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -95,11 +96,14 @@ public final class RabbitMqBrokerAdapter implements BrokerAdapter {
 
     /**
      * Asks for the message to be moved to the retry queue with {@code delay} as its TTL once the exchange has
-     * failed ({@link RabbitMqListenerAdvice}); returns at once.
+     * failed ({@link RabbitMqListenerAdvice}); returns at once. A delivery that opened no attempt (handed back
+     * unworked: another attempt was live, or this process was stopping) is not counted: its copy carries the
+     * count it arrived with, so hand-backs neither spend a class's budget nor bring the message nearer the
+     * {@code rabbitmq.delivery-limit} backstop.
      */
     @Override
     public void release(Exchange exchange, Duration delay) {
-        ReleaseRequest.request(delay);
+        ReleaseRequest.request(delay, exchange.getProperty(PipelineKeys.ATTEMPT_ID) != null);
         LOG.debug("{} to the retry queue for {} ms", deliveryKey(exchange), delay.toMillis());
     }
 }

@@ -35,7 +35,9 @@ import org.slf4j.LoggerFactory;
  *       acknowledged. The retry queue dead-letters the copy back to the ingest exchange when its TTL runs out,
  *       so no consumer thread waits out a back-off. When the count has passed the broker backstop
  *       ({@code rabbitmq.delivery-limit}), the original is rejected without requeue instead, and the quorum
- *       queue dead-letters it to {@code ingest.dlq} (swept into the quarantine table).
+ *       queue dead-letters it to {@code ingest.dlq} (swept into the quarantine table). A delivery handed back
+ *       unworked ({@link ReleaseRequest#counted()} false: no attempt opened) is not counted: its copy carries the
+ *       count it came with, and a copy is a new message to the broker (x-delivery-count starts again).
  *   <li><b>Any other failure</b>, or a copy that could not be published: requeued at once
  *       ({@link ImmediateRequeueAmqpException}); the quorum queue counts it in {@code x-delivery-count}.
  * </ul>
@@ -93,15 +95,17 @@ final class RabbitMqListenerAdvice extends RetryOperationsInterceptor {
         try {
             return invocation.proceed();
         } catch (Throwable failed) {
-            Duration backoff = ReleaseRequest.take();
-            if (backoff != null) {
-                // deliveries so far, this one included: what the copy's next delivery counts from
-                int soFar = RabbitMqBrokerAdapter.deliveries(message.getMessageProperties().getHeaders()) + 1;
+            ReleaseRequest release = ReleaseRequest.take();
+            if (release != null) {
+                // deliveries so far, this one included unless it was handed back unworked: what the copy's next
+                // delivery counts from
+                int soFar = RabbitMqBrokerAdapter.deliveries(message.getMessageProperties().getHeaders())
+                        + (release.counted() ? 1 : 0);
                 if (soFar > deliveryLimit) {
                     throw new AmqpRejectAndDontRequeueException("delivered " + soFar
                             + " times, past the backstop; dead-lettered");
                 }
-                if (toRetryQueue(message, backoff, soFar)) {
+                if (toRetryQueue(message, release.backoff(), soFar)) {
                     return null;
                 }
             }

@@ -1,5 +1,6 @@
 package org.ingestquarantine.broker.sqs;
 
+import com.typesafe.config.ConfigFactory;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,6 +31,12 @@ import scala.concurrent.Await;
  * (ElasticMQ's SQL persistence: every queue event is written through, and restored at the next start),
  * so stopping {@code run} or {@code ingest} loses nothing queued. {@link SqsQueues} creates the queues from
  * {@code broker-configs/sqs/} when they are not there yet.
+ *
+ * <p>A server with a store stops only when {@link #close()} is called, never by itself when the JVM exits:
+ * its actor system runs no JVM shutdown hook ({@code pekko.coordinated-shutdown.run-by-jvm-shutdown-hook=off})
+ * and its H2 store does not close on exit ({@code DB_CLOSE_ON_EXIT=FALSE}); {@link #close()} stops the server,
+ * then the actors, then closes the store ({@code SHUTDOWN}). The application closes it after its consumers
+ * have finished or handed back their messages, so a hand-back during a shutdown is still written to the store.
  */
 public final class EmbeddedSqsServer implements AutoCloseable {
 
@@ -38,14 +45,21 @@ public final class EmbeddedSqsServer implements AutoCloseable {
     static final String DATABASE = "elasticmq";
     private static final Duration RESTORE_TIMEOUT = Duration.ofSeconds(30);
 
+    /** Pekko settings of a server with a store: nothing of it stops in a JVM shutdown hook. */
+    private static final String NO_EXIT_HOOKS = "pekko.coordinated-shutdown.run-by-jvm-shutdown-hook = off\n"
+            + "pekko.jvm-shutdown-hooks = off\n";
+
     private final SQSRestServer server;
     private final ActorSystem actors;
     private final int port;
+    /** JDBC URL of the H2 store, or null in memory. */
+    private final String storeUrl;
 
-    private EmbeddedSqsServer(SQSRestServer server, ActorSystem actors, int port) {
+    private EmbeddedSqsServer(SQSRestServer server, ActorSystem actors, int port, String storeUrl) {
         this.server = server;
         this.actors = actors;
         this.port = port;
+        this.storeUrl = storeUrl;
     }
 
     /**
@@ -59,7 +73,7 @@ public final class EmbeddedSqsServer implements AutoCloseable {
                 .withInterface("127.0.0.1").start();
         int bound = server.waitUntilStarted().localAddress().getPort();
         LOG.info("embedded SQS (ElasticMQ, in memory) listening on 127.0.0.1:{}", bound);
-        return new EmbeddedSqsServer(server, null, bound);
+        return new EmbeddedSqsServer(server, null, bound, null);
     }
 
     /**
@@ -72,8 +86,11 @@ public final class EmbeddedSqsServer implements AutoCloseable {
      */
     public static EmbeddedSqsServer start(int port, Path storeDir) throws Exception {
         Files.createDirectories(storeDir);
-        String url = "jdbc:h2:file:" + storeDir.toAbsolutePath().resolve(DATABASE);
-        ActorSystem actors = ActorSystem.create("embedded-sqs");
+        // closed by close(), never by H2's own JVM shutdown hook
+        String url = "jdbc:h2:file:" + storeDir.toAbsolutePath().resolve(DATABASE) + ";DB_CLOSE_ON_EXIT=FALSE";
+        useStore(url);
+        ActorSystem actors = ActorSystem.create("embedded-sqs",
+                ConfigFactory.parseString(NO_EXIT_HOOKS).withFallback(ConfigFactory.load()));
         try {
             SqlQueuePersistenceConfig config = new SqlQueuePersistenceConfig(true, "org.h2.Driver", url, "", "", false);
             ActorRef store = actors.actorOf(Props.create(SqlQueuePersistenceActor.class,
@@ -91,9 +108,10 @@ public final class EmbeddedSqsServer implements AutoCloseable {
                 throw new IllegalStateException("the embedded SQS store " + storeDir + " could not be restored: " + errors.value());
             }
             LOG.info("embedded SQS (ElasticMQ, queues kept in {}) listening on 127.0.0.1:{}", storeDir, bound);
-            return new EmbeddedSqsServer(server, actors, bound);
+            return new EmbeddedSqsServer(server, actors, bound, url);
         } catch (Exception | Error e) {
             actors.terminate();
+            shutDownStore(url);
             throw e;
         }
     }
@@ -108,12 +126,44 @@ public final class EmbeddedSqsServer implements AutoCloseable {
         return port;
     }
 
+    /**
+     * Stops answering, stops the actors (the store's writes of what they handled included) and closes the
+     * H2 store, in that order.
+     *
+     * @throws Exception when the actors do not stop within 30 s or the store cannot be closed
+     */
     @Override
     public void close() throws Exception {
         server.stopAndWait();
         if (actors != null) {
             Await.result(actors.terminate(), scala.concurrent.duration.Duration.create(RESTORE_TIMEOUT.toMillis(),
                     TimeUnit.MILLISECONDS));
+        }
+        if (storeUrl != null) {
+            shutDownStore(storeUrl);
+        }
+    }
+
+    /**
+     * ElasticMQ's SQL persistence writes through scalikejdbc's one JVM-wide default pool, which it sets up only
+     * the first time a store starts in the JVM: a second server (a test starting one after another) would write
+     * to the FIRST server's file. Each start therefore points that pool at its own store; so only one server
+     * with a store may run in a JVM at a time (the application runs one).
+     */
+    private static void useStore(String url) throws ClassNotFoundException {
+        Class.forName("org.h2.Driver");
+        scalikejdbc.ConnectionPool$ pools = scalikejdbc.ConnectionPool$.MODULE$;
+        scalikejdbc.ConnectionPoolSettings settings = pools.singleton$default$4();
+        pools.singleton(url, "", "", settings, pools.singleton$default$5(url, "", "", settings));
+    }
+
+    /** Closes the pool and the H2 database at {@code url}, writing everything to its file. */
+    private static void shutDownStore(String url) throws java.sql.SQLException {
+        scalikejdbc.ConnectionPool$ pools = scalikejdbc.ConnectionPool$.MODULE$;
+        pools.close(pools.DEFAULT_NAME());
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection(url, "", "");
+             java.sql.Statement s = c.createStatement()) {
+            s.execute("SHUTDOWN");
         }
     }
 }

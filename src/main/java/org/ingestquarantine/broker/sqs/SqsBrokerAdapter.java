@@ -10,6 +10,7 @@ import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
+import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
 
 /**
  * SQS (and ElasticMQ): the key is the message id, the count is {@code ApproximateReceiveCount}, and a
@@ -27,14 +28,58 @@ public final class SqsBrokerAdapter implements BrokerAdapter {
 
     private final SqsClient sqs;
     private final String queueUrl;
+    private final int redriveAt;
 
     /**
      * @param sqs the client the consumer uses
      * @param queueUrl the ingest queue's URL
      */
     public SqsBrokerAdapter(SqsClient sqs, String queueUrl) {
+        this(sqs, queueUrl, Integer.MAX_VALUE);
+    }
+
+    /**
+     * @param sqs the client the consumer uses
+     * @param queueUrl the ingest queue's URL
+     * @param maxReceiveCount the queue's RedrivePolicy maxReceiveCount ({@link #maxReceiveCount}), or
+     *     {@link Integer#MAX_VALUE} without one
+     */
+    public SqsBrokerAdapter(SqsClient sqs, String queueUrl, int maxReceiveCount) {
         this.sqs = sqs;
         this.queueUrl = queueUrl;
+        this.redriveAt = maxReceiveCount;
+    }
+
+    /**
+     * @param sqs a client
+     * @param queueUrl a queue's URL
+     * @return its RedrivePolicy's maxReceiveCount, or {@link Integer#MAX_VALUE} when it has no redrive policy
+     */
+    public static int maxReceiveCount(SqsClient sqs, String queueUrl) {
+        String policy;
+        try {
+            policy = sqs.getQueueAttributes(b -> b.queueUrl(queueUrl).attributeNames(QueueAttributeName.REDRIVE_POLICY))
+                    .attributes().get(QueueAttributeName.REDRIVE_POLICY);
+        } catch (SdkException e) {
+            LOG.warn("cannot read the RedrivePolicy of the ingest queue ({}); a delivery waiting for a live attempt"
+                    + " elsewhere may be handed back even at maxReceiveCount (grant sqs:GetQueueAttributes)",
+                    e.getClass().getSimpleName());
+            return Integer.MAX_VALUE;
+        }
+        if (policy == null || policy.isBlank()) {
+            return Integer.MAX_VALUE;
+        }
+        try {
+            return new com.fasterxml.jackson.databind.ObjectMapper().readTree(policy).path("maxReceiveCount").asInt(Integer.MAX_VALUE);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException("the RedrivePolicy of " + queueUrl + " is not JSON: " + e.getOriginalMessage(), e);
+        }
+    }
+
+    /** @return the queue's maxReceiveCount: a message handed back at this count is dead-lettered at its next receive */
+    @Override
+    public int redriveAt() {
+        return redriveAt;
     }
 
     @Override

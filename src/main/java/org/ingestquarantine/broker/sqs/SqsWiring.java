@@ -95,7 +95,7 @@ public final class SqsWiring implements BrokerWiring {
         setup.registry().bind("sqsClient", c.sqs());
         setup.registry().bind("ingestQueueUrl", c.queueUrl());
         setup.registry().bind("ingestPublisher", new SqsIngestPublisher(c.sqs(), c.queueUrl()));
-        return new SqsBrokerAdapter(c.sqs(), c.queueUrl());
+        return new SqsBrokerAdapter(c.sqs(), c.queueUrl(), SqsBrokerAdapter.maxReceiveCount(c.sqs(), c.queueUrl()));
     }
 
     private static Connected connect(Settings settings) throws Exception {

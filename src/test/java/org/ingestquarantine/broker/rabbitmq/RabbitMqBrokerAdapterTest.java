@@ -7,6 +7,7 @@ import org.apache.camel.Exchange;
 import org.apache.camel.component.springrabbit.SpringRabbitMQConstants;
 import org.apache.camel.impl.DefaultCamelContext;
 import org.apache.camel.support.DefaultExchange;
+import org.ingestquarantine.pipeline.PipelineKeys;
 import org.junit.jupiter.api.Test;
 
 /** Ensures the RabbitMQ adapter counts our deliveries header plus x-delivery-count (absent = 0), keys by message id (body hash only for an id-less DLQ message), and releases without waiting. */
@@ -38,9 +39,18 @@ class RabbitMqBrokerAdapterTest {
 
     @Test
     void shouldHandTheReleaseToTheAdviceWithoutWaiting() {
-        adapter.release(exchange("m-1", null), Duration.ofSeconds(30));
-        assertThat(ReleaseRequest.take()).isEqualTo(Duration.ofSeconds(30));
+        Exchange worked = exchange("m-1", null);
+        worked.setProperty(PipelineKeys.ATTEMPT_ID, 7L);
+        adapter.release(worked, Duration.ofSeconds(30));
+        assertThat(ReleaseRequest.take()).isEqualTo(new ReleaseRequest(Duration.ofSeconds(30), true));
         assertThat(ReleaseRequest.take()).isNull();
+    }
+
+    /** A delivery handed back unworked (no attempt opened: another was live) does not count. */
+    @Test
+    void shouldNotCountADeliveryHandedBackUnworked() {
+        adapter.release(exchange("m-1", 3L), Duration.ofSeconds(5));
+        assertThat(ReleaseRequest.take()).isEqualTo(new ReleaseRequest(Duration.ofSeconds(5), false));
     }
 
     private static Exchange exchange(String messageId, Long deliveryCount) {

@@ -12,7 +12,10 @@ import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.model.Message;
 
-/** Ensures a message published to the embedded SQS server and not yet consumed survives a restart on the same data folder. */
+/**
+ * Ensures a message published to the embedded SQS server and not yet consumed survives a restart on the same data
+ * folder, in that folder's store and no other.
+ */
 class EmbeddedSqsServerTest {
 
     private static final Path CONFIGS = Path.of("broker-configs", "sqs");
@@ -31,6 +34,26 @@ class EmbeddedSqsServerTest {
             String url = SqsQueues.create(sqs, CONFIGS, "ingest");
             List<Message> received = sqs.receiveMessage(b -> b.queueUrl(url).waitTimeSeconds(2)).messages();
             assertThat(received).extracting(Message::body).containsExactly("{\"doc_id\":\"kept\"}");
+        }
+    }
+
+    /** ElasticMQ sets up its store's connection pool once per JVM; a later server must still use its own folder. */
+    @Test
+    void shouldKeepEachStoreInItsOwnFolderWhenServersStartOneAfterAnother() throws Exception {
+        Path first = dataDir.resolve("first");
+        try (EmbeddedSqsServer server = EmbeddedSqsServer.start(0, first); SqsClient sqs = client(server)) {
+            String url = SqsQueues.create(sqs, CONFIGS, "ingest");
+            sqs.sendMessage(b -> b.queueUrl(url).messageBody("first"));
+        }
+        try (EmbeddedSqsServer server = EmbeddedSqsServer.start(0, dataDir.resolve("second")); SqsClient sqs = client(server)) {
+            String url = SqsQueues.create(sqs, CONFIGS, "ingest");
+            assertThat(sqs.receiveMessage(b -> b.queueUrl(url).waitTimeSeconds(1)).messages())
+                    .as("messages of another folder's store").isEmpty();
+        }
+        try (EmbeddedSqsServer server = EmbeddedSqsServer.start(0, first); SqsClient sqs = client(server)) {
+            String url = SqsQueues.create(sqs, CONFIGS, "ingest");
+            assertThat(sqs.receiveMessage(b -> b.queueUrl(url).waitTimeSeconds(2)).messages())
+                    .extracting(Message::body).containsExactly("first");
         }
     }
 
