@@ -7,17 +7,21 @@ import java.net.URI;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.security.DigestOutputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * A {@link PayloadStore} in a local folder: an object with SHA-256 {@code h} lives at
  * {@code <root>/<h[0..2]>/<h>} and its URI is that file's {@code file:} URI. Writes go to a temporary file
- * in the same folder and are moved into place, so a reader never sees a partial object.
+ * ({@code <h[0..2]>/<h>.<random>.tmp} for bytes in memory, {@code incoming-*.tmp} in the root for a stream, whose
+ * hash is known only at its end) and are moved into place, so a reader never sees a partial object.
  *
  * <p>Default root: {@link #DEFAULT_ROOT}.
  */
@@ -48,12 +52,26 @@ public final class LocalPayloadStore implements PayloadStore {
         // bytes already in memory (stack traces): hash first, and write nothing when the object is stored already
         String hash = HexFormat.of().formatHex(sha256().digest(bytes));
         Path target = pathOf(hash);
-        if (Files.exists(target)) {
-            return new StoredObject(target.toUri().toString(), hash, bytes.length);
+        if (!Files.exists(target)) {
+            // The hash is known before writing: the temporary file goes into the object's own folder and is
+            // renamed within it (one directory changed, no temp-file name search). Measured on this machine's
+            // ext4 under load: 0.1-0.2 ms per object, against 0.45-1.2 ms for store(InputStream)'s temp file in
+            // the root moved into the hash folder (README, operator-bench paragraph).
+            Path temp = target.resolveSibling(hash + "." + Long.toHexString(ThreadLocalRandom.current().nextLong())
+                    + ".tmp");
+            try {
+                try {
+                    Files.write(temp, bytes, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+                } catch (NoSuchFileException e) {
+                    Files.createDirectories(target.getParent());
+                    Files.write(temp, bytes, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+                }
+                moveIntoPlace(temp, target);
+            } finally {
+                Files.deleteIfExists(temp);
+            }
         }
-        try (InputStream in = new java.io.ByteArrayInputStream(bytes)) {
-            return store(in);
-        }
+        return new StoredObject(target.toUri().toString(), hash, bytes.length);
     }
 
     @Override
@@ -76,17 +94,21 @@ public final class LocalPayloadStore implements PayloadStore {
             Path target = pathOf(hash);
             if (!Files.exists(target)) {
                 Files.createDirectories(target.getParent());
-                try {
-                    Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
-                } catch (FileAlreadyExistsException e) {
-                    // a concurrent writer stored the same bytes first
-                } catch (AtomicMoveNotSupportedException e) {
-                    Files.move(temp, target, StandardCopyOption.REPLACE_EXISTING);
-                }
+                moveIntoPlace(temp, target);
             }
             return new StoredObject(target.toUri().toString(), hash, size);
         } finally {
             Files.deleteIfExists(temp);
+        }
+    }
+
+    private static void moveIntoPlace(Path temp, Path target) throws IOException {
+        try {
+            Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
+        } catch (FileAlreadyExistsException e) {
+            // a concurrent writer stored the same bytes first
+        } catch (AtomicMoveNotSupportedException e) {
+            Files.move(temp, target, StandardCopyOption.REPLACE_EXISTING);
         }
     }
 
