@@ -206,7 +206,7 @@ public final class AppConfiguration implements CamelConfiguration {
         registry.bind("consumerCircuitBreaker", breaker);
         registry.bind("redeliveryPolicies", policies);
         registry.bind("classifyFailure", classification);
-        registry.bind("failureDisposition", new FailureDisposition(policies, classification, inFlight));
+        registry.bind("failureDisposition", new FailureDisposition(policies, classification, inFlight, broker));
         registry.bind("brokerAdapter", broker);
         registry.bind("quietRollback", new QuietRollbackHandler());
         registry.bind("rethrow", new Rethrow());

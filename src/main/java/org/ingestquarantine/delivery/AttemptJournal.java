@@ -22,7 +22,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The attempt journal (DESIGN §2), table {@code attempt_journal}: a row is written when an attempt at a
  * message starts and closed with its outcome when it ends. The resource_fatal guard counts deaths, not
- * deliveries; for Kafka, which has no delivery count, {@link #attempts(String)} is the counter. Each call
+ * deliveries; for Kafka, which has no delivery count, the journal is the counter ({@link #admit} with no count,
+ * or {@link #attempts(String)}). Each call
  * commits on its own. Thread-safe.
  *
  * <p><b>What a message costs</b> (issue 12): {@link #admit} reads the deaths and live attempts of the delivery
@@ -129,8 +130,9 @@ public final class AttemptJournal {
      *     the budget
      * @param indexed the document as the index holds it now (searchable), or null if it holds no searchable
      *     version of it
+     * @param deliveryCount the delivery count of this delivery: the one given, or the one the journal gave
      */
-    public record Admission(OpenAttempts open, Long attemptId, IndexedVersion indexed) {
+    public record Admission(OpenAttempts open, Long attemptId, IndexedVersion indexed, int deliveryCount) {
     }
 
     /**
@@ -143,32 +145,40 @@ public final class AttemptJournal {
      * @param deliveryKey broker message identity
      * @param source connector name, may be null if not yet known
      * @param docId document id, may be null if not yet known
-     * @param deliveryCount the broker's delivery count (1 = first); for Kafka {@code attempts(key) + 1}
+     * @param deliveryCount the broker's delivery count (1 = first); null where the broker keeps none (Kafka): then
+     *     the same statement counts it from the journal, {@link #attempts(String)} {@code + 1}, with no extra
+     *     round trip
      * @param deathBudget deaths at which no attempt is opened any more (resource_fatal's {@code retries + 1})
-     * @return the open attempts before, the new attempt's id if one was opened, the indexed version
+     * @return the open attempts before, the new attempt's id if one was opened, the indexed version, the
+     *     delivery count
      * @throws IllegalArgumentException if {@code deliveryCount} is below 1
      * @throws JournalWriteException if the database fails; nothing was opened then
      */
-    public Admission admit(String deliveryKey, String source, String docId, int deliveryCount, int deathBudget) {
+    public Admission admit(String deliveryKey, String source, String docId, Integer deliveryCount, int deathBudget) {
         Objects.requireNonNull(deliveryKey, "deliveryKey");
-        if (deliveryCount < 1) {
+        if (deliveryCount != null && deliveryCount < 1) {
             throw new IllegalArgumentException("deliveryCount starts at 1, was " + deliveryCount);
         }
         writeUnwrittenCloses();
+        // n: the count given, or (Kafka) the attempts journalled so far + 1, read before this one is opened
         String sql = """
-                WITH open AS (
+                WITH n AS (
+                    SELECT coalesce(?::int, (SELECT count(*)::int + 1 FROM attempt_journal WHERE delivery_key = ?))
+                        AS delivery_count
+                ), open AS (
                     SELECT attempt_id, stage, started_at,
                            coalesce(lease_until > clock_timestamp(), false) AS live
                     FROM attempt_journal WHERE delivery_key = ? AND closed_at IS NULL
                 ), opened AS (
                     INSERT INTO attempt_journal (delivery_key, source, doc_id, delivery_count, started_at, owner,
                         lease_until)
-                    SELECT ?, ?, ?, ?, ?, ?, clock_timestamp() + ? * interval '1 millisecond'
+                    SELECT ?, ?, ?, n.delivery_count, ?, ?, clock_timestamp() + ? * interval '1 millisecond'
+                    FROM n
                     WHERE NOT EXISTS (SELECT 1 FROM open WHERE live)
                       AND (SELECT count(*) FROM open WHERE NOT live) < ?
                     RETURNING attempt_id
                 )
-                SELECT (SELECT attempt_id FROM opened) AS opened,
+                SELECT (SELECT attempt_id FROM opened) AS opened, (SELECT delivery_count FROM n) AS delivery_count,
                        (SELECT array_agg(attempt_id ORDER BY attempt_id) FROM open WHERE live) AS live,
                        (SELECT count(*) FROM open WHERE NOT live) AS deaths, d.stage, d.started_at,
                        doc.source_version, doc.parser_version, doc.chunker_version, doc.embedder_version
@@ -191,8 +201,8 @@ public final class AttemptJournal {
                         rs.getString("embedder_version"));
                 return new Admission(new OpenAttempts(liveIds, deaths == 0 ? Deaths.NONE
                         : new Deaths(deaths, rs.getString("stage"), SqlTime.get(rs, "started_at"))), attemptId,
-                        indexed);
-            }, deliveryKey, deliveryKey, source, docId, deliveryCount, now(), lease.owner(),
+                        indexed, rs.getInt("delivery_count"));
+            }, deliveryCount, deliveryKey, deliveryKey, deliveryKey, source, docId, now(), lease.owner(),
                     lease.duration().toMillis(), deathBudget, source, docId).orElseThrow();
             if (admission.attemptId() != null && !lease.duration().isZero()) {
                 live.add(admission.attemptId());

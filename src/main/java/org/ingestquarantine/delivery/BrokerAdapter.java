@@ -24,6 +24,15 @@ public interface BrokerAdapter {
     int deliveryCount(Exchange exchange);
 
     /**
+     * @return true if the broker keeps no delivery count and {@link #deliveryCount} reads the attempt journal
+     *     (Kafka): {@link DeliveryGuard} then has the journal count it in the statement that opens the attempt
+     *     ({@link AttemptJournal#admit} with no count) instead of in a round trip of its own; default false
+     */
+    default boolean countsInJournal() {
+        return false;
+    }
+
+    /**
      * Arranges for the message to come back after {@code delay}. The exchange then fails, so the consumer
      * does not acknowledge it.
      *

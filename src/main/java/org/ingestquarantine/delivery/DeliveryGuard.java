@@ -68,17 +68,19 @@ public final class DeliveryGuard {
     }
 
     /**
-     * Reads the delivery key and count into the exchange. On SQS and RabbitMQ this does no I/O, so it
-     * cannot fail for a database outage; the failure route relies on these two properties. On Kafka the
-     * count is read from the journal ({@link KafkaBrokerAdapter}); the key is set first, so a failing read
-     * still leaves the key, and the record is not committed.
+     * Reads the delivery key and count into the exchange. This does no I/O, so it cannot fail for a database
+     * outage; the failure route relies on these two properties. On Kafka ({@link BrokerAdapter#countsInJournal})
+     * the count is left to {@link #admit}, whose statement counts it from the journal; a delivery that fails
+     * before (an unreadable message) has it read when its failure is decided ({@link FailureDisposition}).
      *
      * @param exchange the consumed message
      */
     public void capture(Exchange exchange) {
         exchange.setProperty(PipelineKeys.STAGE, "receive");
         exchange.setProperty(PipelineKeys.DELIVERY_KEY, broker.deliveryKey(exchange));
-        exchange.setProperty(PipelineKeys.DELIVERY_COUNT, broker.deliveryCount(exchange));
+        if (!broker.countsInJournal()) {
+            exchange.setProperty(PipelineKeys.DELIVERY_COUNT, broker.deliveryCount(exchange));
+        }
     }
 
     /**
@@ -92,11 +94,14 @@ public final class DeliveryGuard {
             throw new ShutdownException("delivered while this process is stopping; handed back unworked", null);
         }
         String key = exchange.getProperty(PipelineKeys.DELIVERY_KEY, String.class);
-        int count = exchange.getProperty(PipelineKeys.DELIVERY_COUNT, Integer.class);
+        // null on Kafka: the admitting statement counts it from the journal
+        Integer given = exchange.getProperty(PipelineKeys.DELIVERY_COUNT, Integer.class);
         IngestMessage message = exchange.getProperty(PipelineKeys.MESSAGE, IngestMessage.class);
         int budget = policies.forClass(ErrorClass.RESOURCE_FATAL).maxDeliveries();
         // the happy path: one statement reads the deaths and live attempts and opens this attempt
-        AttemptJournal.Admission admission = journal.admit(key, message.source(), message.docId(), count, budget);
+        AttemptJournal.Admission admission = journal.admit(key, message.source(), message.docId(), given, budget);
+        int count = admission.deliveryCount();
+        exchange.setProperty(PipelineKeys.DELIVERY_COUNT, count);
         if (admission.open().anyLive()) {
             Set<Long> waitedFor = new LinkedHashSet<>();
             long deadline = System.nanoTime() + maxWait.toNanos();

@@ -37,6 +37,8 @@ public final class FailureDisposition {
     private final RedeliveryPolicies policies;
     private final ClassifyFailure classification;
     private final InFlightAttempts inFlight;
+    /** Counts a delivery whose count is not on the exchange yet (Kafka, failed before admission); may be null. */
+    private final BrokerAdapter broker;
 
     /**
      * A disposition for a process whose attempts are never abandoned (tests of single routes).
@@ -54,9 +56,23 @@ public final class FailureDisposition {
      * @param inFlight knows which attempts a shutdown abandoned
      */
     public FailureDisposition(RedeliveryPolicies policies, ClassifyFailure classification, InFlightAttempts inFlight) {
+        this(policies, classification, inFlight, null);
+    }
+
+    /**
+     * @param policies one policy per class
+     * @param classification the failure's classification on the exchange
+     * @param inFlight knows which attempts a shutdown abandoned
+     * @param broker reads the delivery count of a delivery that failed before {@link DeliveryGuard#admit} counted
+     *     it (Kafka, {@link BrokerAdapter#countsInJournal}: one journal read, on the failure path only); null:
+     *     the count is only taken from the exchange
+     */
+    public FailureDisposition(RedeliveryPolicies policies, ClassifyFailure classification, InFlightAttempts inFlight,
+                              BrokerAdapter broker) {
         this.policies = policies;
         this.classification = classification;
         this.inFlight = inFlight;
+        this.broker = broker;
     }
 
     /**
@@ -69,7 +85,7 @@ public final class FailureDisposition {
         if (stoppedByShutdown(exchange)) {
             return false;
         }
-        Integer count = exchange.getProperty(PipelineKeys.DELIVERY_COUNT, Integer.class);
+        Integer count = knownCount(exchange);
         return count == null || policy(exchange).isExhausted(count);
     }
 
@@ -139,9 +155,28 @@ public final class FailureDisposition {
         return policies.forClass(classification.of(exchange).errorClass());
     }
 
-    private static int count(Exchange exchange) {
-        Integer count = exchange.getProperty(PipelineKeys.DELIVERY_COUNT, Integer.class);
+    private int count(Exchange exchange) {
+        Integer count = knownCount(exchange);
         return count == null ? 1 : count;
+    }
+
+    /**
+     * @return the delivery count on the exchange; if there is none yet (Kafka, failed before admission), the
+     *     broker's, then kept on the exchange; null if it cannot be read (database unreachable) or there is no key
+     */
+    private Integer knownCount(Exchange exchange) {
+        Integer count = exchange.getProperty(PipelineKeys.DELIVERY_COUNT, Integer.class);
+        if (count != null || broker == null || exchange.getProperty(PipelineKeys.DELIVERY_KEY) == null) {
+            return count;
+        }
+        try {
+            count = broker.deliveryCount(exchange);
+        } catch (RuntimeException e) {
+            LOG.warn("{}: delivery count not read ({})", who(exchange), e.getClass().getSimpleName());
+            return null;
+        }
+        exchange.setProperty(PipelineKeys.DELIVERY_COUNT, count);
+        return count;
     }
 
     private static String who(Exchange exchange) {

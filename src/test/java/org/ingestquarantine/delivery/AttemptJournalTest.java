@@ -195,6 +195,31 @@ class AttemptJournalTest extends PostgresTestBase {
     }
 
     @Test
+    void shouldCountTheDeliveryFromTheJournalInTheOpeningStatementWhenNoCountIsGiven() throws Exception {
+        AttemptJournal.Admission first = journal.admit("k15", "folder", "i.pdf", null, 2);
+        assertThat(first.deliveryCount()).as("first delivery").isEqualTo(1);
+        assertThat(journal.attempts("k15")).isEqualTo(1);
+        journal.close(first.attemptId(), AttemptOutcome.RELEASED);
+
+        AttemptJournal.Admission second = journal.admit("k15", "folder", "i.pdf", null, 2);
+        assertThat(second.deliveryCount()).as("counted before this attempt is opened").isEqualTo(2);
+        assertThat(countOf(second.attemptId())).isEqualTo(2);
+        assertThat(journal.admit("k16", "folder", "j.pdf", 5, 2).deliveryCount()).as("a count given is kept")
+                .isEqualTo(5);
+    }
+
+    private int countOf(long attemptId) throws Exception {
+        try (var c = dataSource().getConnection();
+             var s = c.prepareStatement("SELECT delivery_count FROM attempt_journal WHERE attempt_id = ?")) {
+            s.setLong(1, attemptId);
+            try (var rs = s.executeQuery()) {
+                rs.next();
+                return rs.getInt(1);
+            }
+        }
+    }
+
+    @Test
     void shouldReadTheIndexedVersionWithTheOpen() throws Exception {
         new org.ingestquarantine.ingest.DocumentIndex(dataSource(), 2).index(new org.ingestquarantine.ingest.IndexedDocument(
                 "folder", "h.pdf", "v1", T0, null, "p1", "c1", "e1", 1,

@@ -125,6 +125,22 @@ class DeliveryGuardTest extends PostgresTestBase {
         assertThat(exchange.getProperty(PipelineKeys.SETTLED_ELSEWHERE, Boolean.class)).as("waited, not handed back").isTrue();
     }
 
+    @Test
+    void shouldLeaveAJournalCountedDeliveryCountToTheAdmittingStatement() {
+        here.close(here.open(KEY, "s", "d.pdf", 1), AttemptOutcome.RELEASED);
+        DeliveryGuard guard = new DeliveryGuard(new JournalCountingBroker(), here, ShippedProperties.policies(),
+                new InFlightAttempts(), POLL, Duration.ZERO);
+        Exchange exchange = delivery(1);
+        exchange.removeProperty(PipelineKeys.DELIVERY_COUNT);
+
+        guard.capture(exchange);
+        assertThat(exchange.getProperty(PipelineKeys.DELIVERY_COUNT)).as("no round trip at capture").isNull();
+        guard.admit(exchange);
+
+        assertThat(exchange.getProperty(PipelineKeys.DELIVERY_COUNT, Integer.class)).as("one attempt before").isEqualTo(2);
+        assertThat(here.attempts(KEY)).isEqualTo(2);
+    }
+
     private DeliveryGuard guard(Duration maxWait) {
         return new DeliveryGuard(new FixedBroker(), here, ShippedProperties.policies(), new InFlightAttempts(), POLL,
                 maxWait);
@@ -137,6 +153,28 @@ class DeliveryGuardTest extends PostgresTestBase {
         exchange.setProperty(PipelineKeys.MESSAGE, new IngestMessage("s", "d.pdf", URI.create("file:///tmp/d.pdf"),
                 null, null, null));
         return exchange;
+    }
+
+    /** Like Kafka: keeps no count; asking it for one fails the test. */
+    private static final class JournalCountingBroker implements BrokerAdapter {
+        @Override
+        public String deliveryKey(Exchange exchange) {
+            return KEY;
+        }
+
+        @Override
+        public int deliveryCount(Exchange exchange) {
+            throw new AssertionError("the count is the admitting statement's");
+        }
+
+        @Override
+        public boolean countsInJournal() {
+            return true;
+        }
+
+        @Override
+        public void release(Exchange exchange, Duration delay) {
+        }
     }
 
     /** Never asked: the tests set key and count on the exchange themselves. */

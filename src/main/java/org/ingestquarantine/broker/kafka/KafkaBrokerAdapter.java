@@ -98,6 +98,11 @@ public final class KafkaBrokerAdapter implements BrokerAdapter {
     }
 
     @Override
+    public boolean countsInJournal() {
+        return true;
+    }
+
+    @Override
     public void release(Exchange exchange, Duration delay) {
         Long attemptId = exchange.getProperty(PipelineKeys.ATTEMPT_ID, Long.class);
         if (attemptId != null) {
