@@ -40,6 +40,10 @@ record RunSummary(String source, int documents, int indexed, int unchanged, Map<
         QuarantineQueries queries = app.bean("quarantineQueries", QuarantineQueries.class);
         int indexed = 0;
         int unchanged = 0;
+        // a document this run's own delivery found unchanged, written meanwhile by another delivery of this run
+        // (a message an earlier, stopped run left queued), was indexed now, not "since an earlier run"
+        java.util.Set<String> writtenNow = app.bean("documentIndex", DocumentIndex.class)
+                .writtenSince(source, java.time.Instant.now().minusMillis(elapsedMs));
         Map<String, Integer> byClass = new TreeMap<>();
         Map<String, Integer> byReason = new TreeMap<>();
         Set<String> fingerprints = new HashSet<>();
@@ -52,7 +56,9 @@ record RunSummary(String source, int documents, int indexed, int unchanged, Map<
                 case "indexed", "stale" -> indexed++;
                 case "unchanged" -> {
                     indexed++;
-                    unchanged++;
+                    if (!writtenNow.contains(e.getValue())) {
+                        unchanged++;
+                    }
                 }
                 case "quarantined" -> {
                     // a file whose name is not a valid identity (control characters, too long) was quarantined

@@ -344,6 +344,23 @@ public final class DocumentIndex {
 
     /**
      * @param source a source
+     * @param since an instant, e.g. when a run started
+     * @return the doc_ids of the source's documents whose index entry was (re)written at or after {@code since}
+     *     (a skipped unchanged write does not count)
+     * @throws IndexWriteException if the database cannot be read
+     */
+    public Set<String> writtenSince(String source, Instant since) {
+        String sql = "SELECT doc_id FROM documents WHERE source = ? AND indexed_at >= ?";
+        try {
+            return new HashSet<>(jdbc.query(sql, rs -> rs.getString(1), source,
+                    java.sql.Timestamp.from(since)));
+        } catch (SQLException e) {
+            throw readFailure(source, e);
+        }
+    }
+
+    /**
+     * @param source a source
      * @return its indexed documents some of whose pages could not be extracted: doc_id → 1-based page
      *     numbers lost, by doc_id
      * @throws IndexWriteException if the database cannot be read

@@ -42,6 +42,18 @@ class DocumentIndexTest extends PostgresTestBase {
     }
 
     @Test
+    void shouldNameTheDocumentsWrittenSinceAnInstantButNotOneOnlyFoundUnchanged() throws Exception {
+        index.index(doc("w1", "v1", T1, "p1", 1));
+        Thread.sleep(20);
+        java.time.Instant runStart = java.time.Instant.now();
+        Thread.sleep(20);
+        assertThat(index.index(doc("w1", "v1", T1, "p1", 1))).isEqualTo(IndexOutcome.UNCHANGED);
+        index.index(doc("w2", "v1", T1, "p1", 1));
+
+        assertThat(index.writtenSince("folder", runStart)).containsExactly("w2");
+    }
+
+    @Test
     void shouldSkipTheSameVersionWithTheSameComponentVersions() throws Exception {
         index.index(doc("b", "v1", T1, "p1", 2));
 
