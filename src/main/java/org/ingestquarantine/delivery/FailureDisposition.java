@@ -78,15 +78,19 @@ public final class FailureDisposition {
     /**
      * @param exchange the failed delivery
      * @return whether this delivery spent its class's budget (then the message is acknowledged once the
-     *     quarantine record commits); {@code true} too when the count is unknown, so nothing loops;
-     *     {@code false} for a delivery cut short by this process stopping
+     *     quarantine record commits); {@code true} too when the count is unknown, so nothing loops, except for a
+     *     transient failure (the count is unknown when the journal cannot be read: the database is down, and a
+     *     document must not be quarantined for that); {@code false} for a delivery cut short by this process stopping
      */
     public boolean budgetSpent(Exchange exchange) {
         if (stoppedByShutdown(exchange)) {
             return false;
         }
         Integer count = knownCount(exchange);
-        return count == null || policy(exchange).isExhausted(count);
+        if (count == null) {
+            return classification.of(exchange).errorClass() != ErrorClass.TRANSIENT;
+        }
+        return policy(exchange).isExhausted(count);
     }
 
     /**

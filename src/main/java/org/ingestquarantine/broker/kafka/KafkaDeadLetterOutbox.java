@@ -134,12 +134,15 @@ final class KafkaDeadLetterOutbox implements AutoCloseable {
                 if (row.isEmpty()) {
                     return false;
                 }
+                // deleted BEFORE the send, in the same transaction, committed after Kafka's ack: a database lost
+                // before the send sends nothing (the row stays); only one lost between the ack and the commit
+                // leaves a row to be sent twice (consumers of the dead-letter topic can tell by its dlq_id header)
+                Jdbc.update(c, "DELETE FROM kafka_dlq_outbox WHERE outbox_id = ?", row.get().getKey());
                 try {
                     send(row.get().getValue());
                 } catch (InterruptedException | ExecutionException | TimeoutException e) {
                     throw new SendFailed(e);
                 }
-                Jdbc.update(c, "DELETE FROM kafka_dlq_outbox WHERE outbox_id = ?", row.get().getKey());
                 return true;
             });
         } catch (SendFailed e) {
