@@ -42,7 +42,7 @@ record RunSummary(String source, int documents, int indexed, int unchanged, Map<
         int unchanged = 0;
         // a document this run's own delivery found unchanged, written meanwhile by another delivery of this run
         // (a message an earlier, stopped run left queued), was indexed now, not "since an earlier run"
-        java.util.Set<String> writtenNow = app.bean("documentIndex", DocumentIndex.class)
+        Set<String> writtenNow = app.bean("documentIndex", DocumentIndex.class)
                 .writtenSince(source, java.time.Instant.now().minusMillis(elapsedMs));
         Map<String, Integer> byClass = new TreeMap<>();
         Map<String, Integer> byReason = new TreeMap<>();
