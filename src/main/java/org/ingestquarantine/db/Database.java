@@ -26,8 +26,9 @@ import org.flywaydb.core.api.FlywayException;
  * connection is checked when it is borrowed only if it was idle longer than HikariCP's
  * {@code com.zaxxer.hikari.aliveBypassWindowMs} (500 ms by default): a check is a round trip (JDBC4
  * {@code isValid} on PostgreSQL), and a message that paid one per borrow paid more for checks than for its work
- * (issue 12). A connection broken since is evicted by HikariCP at its first failing statement (SQLSTATE 08...),
- * the failure goes to the consumer's circuit breaker, and once the database answers again
+ * (issue 12). The first statement that fails for a lost connection (a restart faster than that window) evicts
+ * every pooled connection ({@link EvictAllOnConnectionLoss}), so one caller sees the failure, not one per
+ * pooled connection; the failure goes to the consumer's circuit breaker, and once the database answers again
  * {@link #reachableAfterOutage()} replaces every connection opened before the outage.
  */
 public final class Database implements AutoCloseable {
@@ -96,7 +97,12 @@ public final class Database implements AutoCloseable {
         }
         HikariDataSource pool;
         try {
-            pool = new HikariDataSource(config(jdbcUrl, user, password, connectTimeout));
+            HikariConfig config = config(jdbcUrl, user, password, connectTimeout);
+            var built = new java.util.concurrent.atomic.AtomicReference<HikariDataSource>();
+            config.setExceptionOverride(new EvictAllOnConnectionLoss(
+                    () -> built.get() == null ? null : built.get().getHikariPoolMXBean()));
+            pool = new HikariDataSource(config);
+            built.set(pool);
         } catch (RuntimeException e) {
             throw new DatabaseUnavailableException("PostgreSQL at " + jdbcUrl + " is unreachable: "
                     + rootMessage(e) + "; start it or set " + URL_PROPERTY, e);
