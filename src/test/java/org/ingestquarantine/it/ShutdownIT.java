@@ -49,6 +49,12 @@ class ShutdownIT {
     private static final Duration WAIT = Duration.ofSeconds(180);
     /** The shutdown timeout the slow document's runs get, seconds. */
     private static final int SHUTDOWN_TIMEOUT_S = 5;
+    /**
+     * What a stop may take beyond the shutdown timeout, seconds: the parser, the broker and the database stop
+     * after it (a few seconds on a quiet machine; 18 s was seen at load 13-18). The bound is there to catch a
+     * stop that takes minutes (new deliveries started after the signal), not to time a quiet machine.
+     */
+    private static final int STOP_MARGIN_S = 25;
 
     @TempDir
     Path tmp;
@@ -177,7 +183,7 @@ class ShutdownIT {
 
                 assertThat(exit).as("exit code after SIGTERM, run %d", run).isZero();
                 assertThat(took).as("from SIGTERM to exit, run %d", run)
-                        .isLessThan(Duration.ofSeconds(SHUTDOWN_TIMEOUT_S + 25));
+                        .isLessThan(Duration.ofSeconds(SHUTDOWN_TIMEOUT_S + STOP_MARGIN_S));
                 assertThat(requests.subList(before, requests.size())).as("source requests after SIGTERM, run %d", run)
                         .isEmpty();
                 if (run == 1) {
@@ -241,7 +247,7 @@ class ShutdownIT {
             String out = logSince(offset);
 
             assertThat(exit).as("exit code with a document unsettled (see %s)", log).isEqualTo(3);
-            assertThat(took).as("from SIG%s to exit", signal).isLessThan(Duration.ofSeconds(SHUTDOWN_TIMEOUT_S + 15));
+            assertThat(took).as("from SIG%s to exit", signal).isLessThan(Duration.ofSeconds(SHUTDOWN_TIMEOUT_S + STOP_MARGIN_S));
             assertThat(out).as("the summary").contains("documents     1").contains("UNSETTLED     1: [slow.pdf]");
             assertThat(data.resolve("postgres").resolve("postmaster.pid")).as("PostgreSQL stopped by ingest").doesNotExist();
         }
