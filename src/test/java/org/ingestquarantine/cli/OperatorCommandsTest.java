@@ -186,6 +186,34 @@ class OperatorCommandsTest extends PostgresTestBase {
         }
     }
 
+    /**
+     * A folder an ingest recorded as its source's root (table source_roots), deleted since: the drain says the
+     * folder is gone, naming it, rather than calling the source unknown; and a run that attempted none of its
+     * selection exits non-zero with one line on stderr.
+     */
+    @Test
+    void shouldSayTheRecordedFolderIsGoneAndExitNonZeroWhenNothingWasDrained() throws Exception {
+        Path folder = Files.createDirectories(data.resolve("invoices-folder"));
+        new org.ingestquarantine.ingest.SourceRoots(dataSource(), Clock.systemUTC())
+                .record("invoices", folder.toAbsolutePath(), org.ingestquarantine.ingest.SourceRoots.INGEST_COMMAND);
+        Files.delete(folder);
+        long before = rows();
+
+        Result r = run("drain", "--fingerprint", "fp-not-pdf", "--limit", "3", "--rate", "20", "--json",
+                "--data-dir", data.toString());
+
+        assertThat(r.code).as(r.err).isEqualTo(DrainCommand.NOTHING_ATTEMPTED_EXIT).isNotZero();
+        JsonNode report = JSON.readTree(r.out);
+        assertThat(report.at("/outcomes/not_attempted:source_folder_missing").asInt()).isEqualTo(3);
+        assertThat(report.get("outcomes").size()).isEqualTo(1);
+        assertThat(r.err.strip()).doesNotContain("\n").startsWith("drain: nothing drained: all 3 selected records"
+                + " were not attempted (source_folder_missing): the folder " + folder.toAbsolutePath())
+                .contains("no longer exists");
+        assertThat(rows()).as("records left exactly as they were").isEqualTo(before);
+        assertThat(run("drain", "--help").out).contains("Exit codes:", DrainCommand.NOTHING_ATTEMPTED_EXIT
+                + "   nothing was drained");
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"stats", "cohorts", "coverage", "show", "overdue", "reproduce", "drain", "dispose",
             "expire-payloads", "erase", "prune-journal", "serve"})
