@@ -62,6 +62,8 @@ final class DrainCommand extends OperatorCommand {
         Thread worker = Thread.currentThread();
         installInterrupt(worker);
         boolean bar = !json && System.console() != null;
+        // an unknown cohort is refused before the parse workers start and the model loads (seconds)
+        Drain.requireCohort(runtime.database().dataSource(), request());
         try (DocumentParser parser = runtime.openParser()) {
             Drain drain = runtime.drain(parser);
             DrainReport report;

@@ -384,10 +384,48 @@ public final class Drain {
     private record Selection(int cohortDocuments, List<String> dlqIds) {
     }
 
-    private Selection select(String runId, Request r) {
-        String where = " WHERE disposition = 'open' AND error_fingerprint = ?"
+    private static String cohortWhere(Request r) {
+        return " WHERE disposition = 'open' AND error_fingerprint = ?"
                 + (r.parserVersion() == null ? "" : " AND parser_version = ?")
                 + (r.errorClass() == null ? "" : " AND error_class = ?");
+    }
+
+    private static BadOperatorInputException noSuchCohort(Request r) {
+        return new BadOperatorInputException("no open record has fingerprint " + RecordRef.bounded(r.fingerprint())
+                + (r.parserVersion() == null ? "" : " with parser version " + RecordRef.bounded(r.parserVersion()))
+                + (r.errorClass() == null ? "" : " and class " + r.errorClass())
+                + "; list cohorts with 'cohorts'");
+    }
+
+    /**
+     * Checks that the request selects something before a drain is built: building one starts the parse workers
+     * and loads the embedding model (seconds), which an unknown fingerprint should not wait for.
+     *
+     * @param dataSource a pool on the migrated schema
+     * @param request what to drain
+     * @return open records in the cohort now, at least 1
+     * @throws BadOperatorInputException if the request is malformed or no open record matches; nothing written
+     * @throws DatabaseAccessException if the database fails
+     */
+    public static int requireCohort(DataSource dataSource, Request request) {
+        request.check();
+        try (Connection c = dataSource.getConnection();
+             PreparedStatement s = c.prepareStatement("SELECT count(*) FROM quarantine" + cohortWhere(request))) {
+            bind(s, request);
+            try (ResultSet rs = s.executeQuery()) {
+                rs.next();
+                if (rs.getInt(1) == 0) {
+                    throw noSuchCohort(request);
+                }
+                return rs.getInt(1);
+            }
+        } catch (SQLException e) {
+            throw failure("the cohort could not be read", e);
+        }
+    }
+
+    private Selection select(String runId, Request r) {
+        String where = cohortWhere(r);
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(false);
             c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
@@ -402,10 +440,7 @@ public final class Drain {
                 }
                 if (cohort == 0) {
                     c.rollback();
-                    throw new BadOperatorInputException("no open record has fingerprint " + RecordRef.bounded(r.fingerprint())
-                            + (r.parserVersion() == null ? "" : " with parser version " + RecordRef.bounded(r.parserVersion()))
-                            + (r.errorClass() == null ? "" : " and class " + r.errorClass())
-                            + "; list cohorts with 'cohorts'");
+                    throw noSuchCohort(r);
                 }
                 List<String> ids = new ArrayList<>();
                 try (PreparedStatement s = c.prepareStatement("SELECT dlq_id FROM quarantine" + where

@@ -142,6 +142,10 @@ class OperatorCommandsTest extends PostgresTestBase {
                 .contains(org.ingestquarantine.operator.OperatorService.UNOWNED + ": 3 records");
         assertThat(run("overdue", "--older-than", "200d", "--json", "--data-dir", data.toString()).out)
                 .contains("\"documents\":0");
+        Result all = run("overdue", "--older-than", "0s", "--data-dir", data.toString());
+        assertThat(all.code).as(all.err).isZero();
+        assertThat(all.out).as("0: every open record").startsWith("4 open records first seen before");
+        assertThat(run("overdue", "--older-than", "-1d", "--data-dir", data.toString()).code).isEqualTo(2);
     }
 
     @Test
@@ -237,8 +241,10 @@ class OperatorCommandsTest extends PostgresTestBase {
                 data.toString());
         Result negativeRate = run("drain", "--fingerprint", "fp-not-pdf", "--limit", "5", "--rate", "-1", "--data-dir",
                 data.toString());
+        long drainStarted = System.nanoTime();
         Result drainUnknown = run("drain", "--fingerprint", "fp-none", "--limit", "5", "--rate", "5", "--data-dir",
                 data.toString());
+        Duration drainRefusal = Duration.ofNanos(System.nanoTime() - drainStarted);
         Result nothingToErase = run("erase", "--source", "contracts", "--doc-id", "none.pdf", "--data-dir", data.toString());
 
         for (Result r : new Result[] {unknownId, unknownName, malformed, badClass, badLimit, unknownFingerprint,
@@ -248,7 +254,11 @@ class OperatorCommandsTest extends PostgresTestBase {
             assertThat(r.out).isEmpty();
         }
         assertThat(unknownId.err).startsWith("show: no quarantine record 01ARZ3NDEKTSV4RRFFQ69G5FAV");
-        assertThat(zeroRate.err).startsWith("drain: --rate must be a positive number");
+        assertThat(zeroRate.err).startsWith("drain: --rate must be a positive number")
+                .contains("try 'ingest-quarantine drain --help' for usage");
+        assertThat(drainUnknown.err).startsWith("drain: no open record has fingerprint fp-none");
+        // refused from one indexed count, before the parse workers start and the model loads (seconds)
+        assertThat(drainRefusal).as("an unknown fingerprint is reported at once").isLessThan(Duration.ofSeconds(2));
         assertThat(rows()).isEqualTo(before);
     }
 
