@@ -115,7 +115,7 @@ class OperatorCommandsTest extends PostgresTestBase {
         assertThat(json.at("/sources/0/source").asText()).isEqualTo("contracts");
         assertThat(json.at("/sources/0/open_quarantined").asLong()).isEqualTo(1);
         assertThat(json.at("/sources/0/coverage").isNull()).isTrue();
-        assertThat(run("coverage", "--data-dir", data.toString()).out).containsPattern("contracts\\s+-\\s+0\\s+1\\s+0\\s+-\\s+120d");
+        assertThat(run("coverage", "--data-dir", data.toString()).out).containsPattern("contracts\\s+-\\s+0\\s+1\\s+0\\s+0\\s+-\\s+120d");
     }
 
     @Test

@@ -82,6 +82,36 @@ class DispositionsTest extends PostgresTestBase {
         assertThat(coverageFigures()).isEqualTo(before);
     }
 
+    /**
+     * Erasing closes a record without indexing its document: like disposing it unindexable, that must not raise
+     * coverage. The erased document stays in the denominator, in the operator's coverage and the pipeline's.
+     */
+    @Test
+    void shouldKeepAnErasedDocumentInCoverageAsAnUnindexableOne() {
+        new SourceTotals(dataSource(), clock).record("s", 4, "folder-1", null);
+        indexDoc("s", "good-1", "text");
+        indexDoc("s", "good-2", "text");
+        fail("s", "a", "fp-x", "p1");
+        fail("s", "b", "fp-x", "p1");
+        List<String> before = coverageFigures();
+        assertThat(before).containsExactly("s 0.5 of 4");
+
+        dispositions.erase("s", "a");
+        dispositions.disposeUnindexable("fp-x", null, "vendor_format", "legal-ops");
+
+        assertThat(coverageFigures()).as("erased and unindexable both stay in the denominator").isEqualTo(before);
+        assertThat(service.coverage()).singleElement().satisfies(r -> {
+            assertThat(r.erased()).isEqualTo(1);
+            assertThat(r.unindexable()).isEqualTo(1);
+        });
+        assertThat(new org.ingestquarantine.quarantine.QuarantineQueries(dataSource()).coverage(List.of("s")))
+                .singleElement().satisfies(c -> assertThat(c.coverage()).as("the ingest summary's coverage").isEqualTo(0.5));
+
+        // an indexed document without a record leaves no tombstone: it leaves the index and the denominator
+        dispositions.erase("s", "good-1");
+        assertThat(coverageFigures()).isEqualTo(List.of("s " + (1.0 / 3) + " of 3"));
+    }
+
     @Test
     void shouldRefuseAnUnknownFingerprintAndChangeNothing() {
         fail("s", "a", "fp-x", "p1");
@@ -178,7 +208,7 @@ class DispositionsTest extends PostgresTestBase {
     /** @return per source: coverage and its denominator */
     private List<String> coverageFigures() {
         return service.coverage().stream().map(r -> r.source() + " " + r.coverage() + " of "
-                + (r.indexed() + r.openQuarantined() + r.unindexable())).toList();
+                + (r.indexed() + r.openQuarantined() + r.unindexable() + r.erased())).toList();
     }
 
     private List<String> placesHoldingMarker() throws Exception {

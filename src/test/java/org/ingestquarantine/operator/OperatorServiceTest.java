@@ -134,7 +134,7 @@ class OperatorServiceTest extends PostgresTestBase {
         List<CoverageRow> coverage = service.coverage();
 
         assertThat(coverage).extracting(CoverageRow::source).containsExactly("clean", "empty", "mixed", "web");
-        assertThat(coverage.get(0)).isEqualTo(new CoverageRow("clean", 2L, 2, 0, 0, 1.0, null, null));
+        assertThat(coverage.get(0)).isEqualTo(new CoverageRow("clean", 2L, 2, 0, 0, 0, 1.0, null, null));
         assertThat(coverage.get(1).coverage()).isNull();
         assertThat(coverage.get(2).coverage()).isCloseTo(0.5, within(1e-9));
         CoverageRow web = coverage.get(3);

@@ -151,9 +151,9 @@ class OperatorApiTest extends PostgresTestBase {
         assertThat(row.get("oldest_open_age_seconds").asDouble())
                 .isCloseTo(Duration.parse(row.get("oldest_open_age").asText()).toNanos() / 1e9,
                         org.assertj.core.data.Offset.offset(0.001));
-        assertThat(OperatorJson.write(new org.ingestquarantine.operator.CoverageRow("s", null, 0, 0, 0, null, null,
+        assertThat(OperatorJson.write(new org.ingestquarantine.operator.CoverageRow("s", null, 0, 0, 0, 0, null, null,
                 Duration.ofHours(1)))).contains("\"oldest_open_age\":\"PT1H\",\"oldest_open_age_seconds\":3600");
-        assertThat(OperatorJson.write(new org.ingestquarantine.operator.CoverageRow("s", null, 0, 0, 0, null, null,
+        assertThat(OperatorJson.write(new org.ingestquarantine.operator.CoverageRow("s", null, 0, 0, 0, 0, null, null,
                 null))).contains("\"oldest_open_age\":null,\"oldest_open_age_seconds\":null");
     }
 
