@@ -171,6 +171,43 @@ class DispositionsTest extends PostgresTestBase {
         assertThatThrownBy(() -> dispositions.erase("s", "never-seen.pdf")).isInstanceOf(BadOperatorInputException.class);
     }
 
+    /**
+     * The operator erased what was held; the producer then publishes the same document again and it fails again:
+     * a new arrival. The record re-opens with that attempt's evidence, so the record (what the ingest summary
+     * counts), its attempt history and coverage tell the same failure, and the new bytes are named by the record
+     * (not left in the object store under a record that names none).
+     */
+    @Test
+    void shouldTreatADocumentPublishedAgainAfterErasureAsANewArrival() throws Exception {
+        new SourceTotals(dataSource(), clock).record("s", 1, "folder-1", null);
+        Path first = Files.write(temp.resolve("first.bin"), "first bytes".getBytes(StandardCharsets.US_ASCII));
+        store.record(FailureEvidence.builder("s", "again.pdf").errorClass(ErrorClass.AMBIGUOUS_PARSE)
+                .failure(new IllegalStateException("first")).payload(first).deliveryKey("msg-1").deliveryCount(1).build());
+        dispositions.erase("s", "again.pdf");
+        Path second = Files.write(temp.resolve("second.bin"), "second bytes".getBytes(StandardCharsets.US_ASCII));
+
+        QuarantineRecord again = store.record(FailureEvidence.builder("s", "again.pdf")
+                .errorClass(ErrorClass.PERMANENT_INPUT).reasonCode("not_pdf").failure(new IllegalStateException("second"))
+                .payload(second).deliveryKey("msg-2").deliveryCount(1).build());
+
+        assertThat(again.disposition()).isEqualTo(Disposition.OPEN);
+        assertThat(again.closedAt()).isNull();
+        assertThat(again.attempts()).isEqualTo(2);
+        List<org.ingestquarantine.quarantine.QuarantineAttempt> history = store.attempts(again.dlqId());
+        assertThat(history).hasSize(2);
+        assertThat(history.get(0).payloadSha256()).as("the erased attempt stays erased").isNull();
+        org.ingestquarantine.quarantine.QuarantineAttempt latest = history.get(1);
+        assertThat(again.errorClass().code() + "/" + again.reasonCode()).as("the record counts what its latest attempt says")
+                .isEqualTo(latest.errorClass().code() + "/" + latest.reasonCode()).isEqualTo("permanent_input/not_pdf");
+        assertThat(again.payloadUri()).isNotNull();
+        assertThat(payloads.get(again.payloadUri())).isEqualTo(Files.readAllBytes(second));
+        assertThat(again.errorMessage()).contains("second");
+        assertThat(service.coverage()).singleElement().satisfies(r -> {
+            assertThat(r.openQuarantined()).isEqualTo(1);
+            assertThat(r.erased()).isZero();
+        });
+    }
+
     @Test
     void shouldKeepPayloadBytesThatAnotherRecordStillNamesWhenErasing() throws Exception {
         Path shared = Files.write(temp.resolve("same.bin"), "the same bytes".getBytes(StandardCharsets.US_ASCII));
