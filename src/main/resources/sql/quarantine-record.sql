@@ -5,8 +5,11 @@
 --    nothing is written; two concurrent writes of one delivery cannot both land, the second fails on the
 --    unique index quarantine_attempt_delivery and rolls back whole, so its message is not acknowledged;
 --  * one row per (source, doc_id): a repeat failure adds 1 to attempts, sets the latest error fields, keeps the
---    last known payload and versions when this attempt has none, re-opens a record closed as repaired or
---    deleted at source, and leaves an unindexable or erased record closed (an erased one gets no text back);
+--    last known payload and versions when this attempt has none, re-opens a record closed as repaired, deleted
+--    at source or erased, and leaves an unindexable record closed. An erased record's document published again
+--    by its producer is a new arrival (the erasure removed what was held then): the record re-opens with this
+--    attempt's evidence (payload, trace, message, class and reason), so the record, its attempt history and the
+--    run's summary tell the same failure, and no object is written that no record names;
 --  * the owner (configuration sources.<name>.owner) is written when the record is created, and on a record that
 --    names none when it fails again; an owner once written is kept;
 --  * the attempt is appended to the history in the same statement, so row and history never disagree; the
@@ -43,28 +46,25 @@ WITH seen AS (
         embedder_version  = COALESCE(EXCLUDED.embedder_version, quarantine.embedder_version),
         content_type      = COALESCE(EXCLUDED.content_type, quarantine.content_type),
         stage             = EXCLUDED.stage,
-        payload_uri       = CASE WHEN quarantine.disposition = 'erased' THEN NULL
-                                 ELSE COALESCE(EXCLUDED.payload_uri, quarantine.payload_uri) END,
-        payload_sha256    = CASE WHEN quarantine.disposition = 'erased' THEN NULL
-                                 WHEN EXCLUDED.payload_uri IS NULL THEN quarantine.payload_sha256
+        payload_uri       = COALESCE(EXCLUDED.payload_uri, quarantine.payload_uri),
+        payload_sha256    = CASE WHEN EXCLUDED.payload_uri IS NULL THEN quarantine.payload_sha256
                                  ELSE EXCLUDED.payload_sha256 END,
-        payload_bytes     = CASE WHEN quarantine.disposition = 'erased' THEN NULL
-                                 WHEN EXCLUDED.payload_uri IS NULL THEN quarantine.payload_bytes
+        payload_bytes     = CASE WHEN EXCLUDED.payload_uri IS NULL THEN quarantine.payload_bytes
                                  ELSE EXCLUDED.payload_bytes END,
         error_class       = EXCLUDED.error_class,
         error_type        = EXCLUDED.error_type,
-        error_message     = CASE WHEN quarantine.disposition = 'erased' THEN NULL ELSE EXCLUDED.error_message END,
+        error_message     = EXCLUDED.error_message,
         error_fingerprint = EXCLUDED.error_fingerprint,
-        stack_trace_uri   = CASE WHEN quarantine.disposition = 'erased' THEN NULL ELSE EXCLUDED.stack_trace_uri END,
+        stack_trace_uri   = EXCLUDED.stack_trace_uri,
         attempts          = quarantine.attempts + 1,
         last_seen_at      = EXCLUDED.last_seen_at,
         disposition       = CASE WHEN quarantine.disposition IN
-                                     ('repaired_parser_fixed', 'repaired_content_changed', 'deleted_at_source')
+                                     ('repaired_parser_fixed', 'repaired_content_changed', 'deleted_at_source', 'erased')
                                  THEN 'open' ELSE quarantine.disposition END,
         closed_at         = CASE WHEN quarantine.disposition IN
-                                     ('repaired_parser_fixed', 'repaired_content_changed', 'deleted_at_source')
+                                     ('repaired_parser_fixed', 'repaired_content_changed', 'deleted_at_source', 'erased')
                                  THEN NULL ELSE quarantine.closed_at END,
-        reason_code       = CASE WHEN quarantine.disposition IN ('unindexable', 'erased')
+        reason_code       = CASE WHEN quarantine.disposition = 'unindexable'
                                  THEN quarantine.reason_code ELSE EXCLUDED.reason_code END,
         owner             = COALESCE(quarantine.owner, EXCLUDED.owner)
     RETURNING dlq_id, attempts

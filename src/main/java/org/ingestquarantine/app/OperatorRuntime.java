@@ -49,13 +49,15 @@ public final class OperatorRuntime implements AutoCloseable {
     private final Path dataDir;
     private final Database database;
     private final SourceAccess sources;
+    private final Map<String, Path> missingRoots;
     private final PayloadStore payloads;
     private final QuarantineStore store;
     private final OperatorService service;
 
-    private OperatorRuntime(Deque<AutoCloseable> started, Settings settings, SourceAccess sources, Path dataDir,
-                            Database database) {
+    private OperatorRuntime(Deque<AutoCloseable> started, Settings settings, SourceAccess sources,
+                            Map<String, Path> missingRoots, Path dataDir, Database database) {
         this.sources = sources;
+        this.missingRoots = missingRoots;
         this.started = started;
         this.settings = settings;
         this.dataDir = dataDir;
@@ -96,9 +98,10 @@ public final class OperatorRuntime implements AutoCloseable {
             }
             started.push(database);
             // a folder an earlier `ingest <folder>` configured on its command line, for sources the profile does not name
-            SourceAccess sources = SourceAccess.fromProperties(SourceRoots.withRecordedRoots(configured,
-                    new SourceRoots(database.dataSource(), Clock.systemUTC()).all()));
-            return new OperatorRuntime(started, settings, sources, dataDir, database);
+            Map<String, Path> recorded = new SourceRoots(database.dataSource(), Clock.systemUTC()).all();
+            SourceAccess sources = SourceAccess.fromProperties(SourceRoots.withRecordedRoots(configured, recorded));
+            return new OperatorRuntime(started, settings, sources, SourceRoots.missing(configured, recorded), dataDir,
+                    database);
         } catch (Exception | Error e) {
             closeAll(started, e);
             throw e;
@@ -166,7 +169,7 @@ public final class OperatorRuntime implements AutoCloseable {
         SourceTotals totals = new SourceTotals(database.dataSource(), Clock.systemUTC());
         return Drain.builder().database(database.dataSource(), store)
                 .connectors(connectors)
-                .access(sources)
+                .access(sources, missingRoots)
                 .pipeline(parser, chunker, embedder, new DocumentIndex(database.dataSource(), embedder.dimensions()), versions)
                 .baseUris(source -> settings.find("sources." + source + ".base-uri").map(URI::create)
                         .or(() -> totals.baseUri(source)))

@@ -21,8 +21,17 @@ import picocli.CommandLine.Option;
                 + " version changed) or repaired_parser_fixed; a failure records a new attempt and stays open.",
                 "At most R source requests (HEAD and GET) per second. Counts per outcome sum to the selection; a canary"
                         + " (N smaller than the cohort) also forecasts the whole cohort. Ctrl-C stops after the"
-                        + " document in hand: every record is closed with its outcome or open as before."})
+                        + " document in hand: every record is closed with its outcome or open as before."},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:the run ended; counts per outcome printed",
+                "1:the database or the data folder could not be used",
+                "2:bad arguments, or no open record matches",
+                DrainCommand.NOTHING_ATTEMPTED_EXIT + ":nothing was drained: every selected record was not_attempted:<reason>"
+                        + " (this process may not ask its source), left exactly as it was; one line on stderr says why"})
 final class DrainCommand extends OperatorCommand {
+
+    /** Exit code when no selected record was attempted (every one {@code not_attempted:<reason>}). */
+    static final int NOTHING_ATTEMPTED_EXIT = 3;
 
     @Option(names = "--fingerprint", required = true, paramLabel = "F", description = "The cohort's error fingerprint.")
     String fingerprint;
@@ -53,6 +62,8 @@ final class DrainCommand extends OperatorCommand {
         Thread worker = Thread.currentThread();
         installInterrupt(worker);
         boolean bar = !json && System.console() != null;
+        // an unknown cohort is refused before the parse workers start and the model loads (seconds)
+        Drain.requireCohort(runtime.database().dataSource(), request());
         try (DocumentParser parser = runtime.openParser()) {
             Drain drain = runtime.drain(parser);
             DrainReport report;
@@ -68,6 +79,16 @@ final class DrainCommand extends OperatorCommand {
                 report = drain.run(request(), (done, selected) -> { });
             }
             print(out, report, text(report));
+            long notAttempted = report.outcomes().entrySet().stream()
+                    .filter(e -> e.getKey().startsWith(Drain.NOT_ATTEMPTED)).mapToLong(Map.Entry::getValue).sum();
+            if (report.selected() > 0 && notAttempted == report.selected()) {
+                spec.commandLine().getErr().println(spec.name() + ": nothing drained: all " + report.selected()
+                        + " selected records were not attempted (" + String.join(", ", report.notAttempted().keySet()
+                        .stream().map(k -> k.substring(Drain.NOT_ATTEMPTED.length())).toList()) + "): "
+                        + report.notAttempted().values().iterator().next());
+                spec.commandLine().getErr().flush();
+                return NOTHING_ATTEMPTED_EXIT;
+            }
             return 0;
         } finally {
             Thread.interrupted(); // a Ctrl-C after the last record is not an error

@@ -23,7 +23,7 @@ final class ExpirePayloadsCommand extends OperatorCommand {
         Duration age = olderThan != null ? olderThan
                 : Duration.ofDays(runtime.settings().requiredNumber("operator.retention-age-days"));
         int expired = runtime.dispositions().expirePayloads(age);
-        print(out, Map.of("expired", expired, "older_than", age), expired + " payloads expired (records last seen over "
+        print(out, Map.of("expired", expired, "older_than", age, "older_than_seconds", age.toSeconds()), expired + " payloads expired (records last seen over "
                 + age(age) + " ago); the records stay");
         return 0;
     }

@@ -43,7 +43,8 @@ abstract class OperatorCommand implements Callable<Integer> {
         try {
             validate();
         } catch (BadOperatorInputException e) {
-            err.println(name + ": " + e.getMessage());
+            // a bad argument, as picocli's own refusals: the same hint to --help, on the same line
+            err.println(name + ": " + e.getMessage() + "; try '" + spec.qualifiedName() + " --help' for usage");
             return 2;
         }
         if (!createsDataDir() && !java.nio.file.Files.isDirectory(common.dataDir)

@@ -17,13 +17,13 @@ import picocli.CommandLine.Option;
 final class OverdueCommand extends OperatorCommand {
 
     @Option(names = "--older-than", paramLabel = "AGE", converter = AgeConverter.class,
-            description = "Retention age, e.g. 90d (default: operator.retention-age-days).")
+            description = "Retention age, e.g. 90d (default: operator.retention-age-days); 0 lists every open record.")
     Duration olderThan;
 
     @Override
     void validate() {
-        if (olderThan != null && (olderThan.isZero() || olderThan.isNegative())) {
-            throw new org.ingestquarantine.operator.BadOperatorInputException("--older-than must be positive");
+        if (olderThan != null && olderThan.isNegative()) {
+            throw new org.ingestquarantine.operator.BadOperatorInputException("--older-than must be 0 or more");
         }
     }
 

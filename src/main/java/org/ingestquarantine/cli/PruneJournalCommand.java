@@ -23,7 +23,7 @@ final class PruneJournalCommand extends OperatorCommand {
         Duration age = olderThan != null ? olderThan
                 : Duration.ofDays(runtime.settings().requiredNumber("operator.journal-retention-days"));
         int pruned = runtime.dispositions().pruneJournal(age);
-        print(out, Map.of("pruned", pruned, "older_than", age), pruned + " closed journal rows older than "
+        print(out, Map.of("pruned", pruned, "older_than", age, "older_than_seconds", age.toSeconds()), pruned + " closed journal rows older than "
                 + age(age) + " deleted");
         return 0;
     }

@@ -82,11 +82,22 @@ public final class SourceRequestThrottle {
         if (!(headroomPercent >= 0)) {
             throw new IllegalArgumentException(HEADROOM_PROPERTY + " must be 0 or more, was " + headroomPercent);
         }
-        Duration spacing = Duration.ofNanos(Math.max(1,
-                Math.round(1e9 / requestsPerSecond * (1 + headroomPercent / 100.0))));
+        Duration spacing = spacing(requestsPerSecond, headroomPercent);
         return BucketConfiguration.builder()
                 .addLimit(Bandwidth.builder().capacity(1).refillGreedy(1, spacing).initialTokens(1).build())
                 .build();
+    }
+
+    /**
+     * The time between two tokens of one origin: {@code (1 s / rate) * (1 + headroom / 100)}, at least 1 ns. N
+     * requests in a row go out over {@code (N - 1) * spacing} at least (the first token is at hand).
+     *
+     * @param requestsPerSecond the ceiling, positive
+     * @param headroomPercent extra spacing, percent of {@code 1 s / rate}; 0 or more
+     * @return the spacing
+     */
+    public static Duration spacing(double requestsPerSecond, double headroomPercent) {
+        return Duration.ofNanos(Math.max(1, Math.round(1e9 / requestsPerSecond * (1 + headroomPercent / 100.0))));
     }
 
     /**

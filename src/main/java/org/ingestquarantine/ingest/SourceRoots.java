@@ -89,9 +89,34 @@ public final class SourceRoots {
     }
 
     /**
+     * The recorded roots {@link #withRecordedRoots} leaves out because their folder is gone (deleted or moved since
+     * the ingest recorded it), for sources the configuration does not name: such a source reads as not configured,
+     * and this says why.
+     *
+     * @param configured the {@code sources.<name>.*} properties of the process's configuration
+     * @param recorded source → recorded root, as {@link #all()} returns
+     * @return source → its recorded folder that no longer exists, by source
+     */
+    public static Map<String, Path> missing(java.util.Properties configured, Map<String, Path> recorded) {
+        Map<String, Path> missing = new TreeMap<>();
+        recorded.forEach((source, root) -> {
+            if (!named(configured, source) && !java.nio.file.Files.isDirectory(root)) {
+                missing.put(source, root);
+            }
+        });
+        return missing;
+    }
+
+    private static boolean named(java.util.Properties configured, String source) {
+        String prefix = SourceAccess.PREFIX + source + ".";
+        return configured.stringPropertyNames().stream()
+                .anyMatch(k -> k.equals(prefix + "file-roots") || k.equals(prefix + "http-allow"));
+    }
+
+    /**
      * The sources' trust properties with the recorded roots added for sources they do not configure: a source
      * with any {@code sources.<name>.file-roots} or {@code .http-allow} property keeps exactly its configuration.
-     * A recorded folder that no longer exists is left out (the source then stays unknown).
+     * A recorded folder that no longer exists is left out (the source then stays unknown; {@link #missing} names it).
      *
      * @param configured the {@code sources.<name>.*} properties of the process's configuration
      * @param recorded source → recorded root, as {@link #all()} returns
@@ -101,11 +126,8 @@ public final class SourceRoots {
         java.util.Properties merged = new java.util.Properties();
         configured.stringPropertyNames().forEach(k -> merged.setProperty(k, configured.getProperty(k)));
         recorded.forEach((source, root) -> {
-            String prefix = SourceAccess.PREFIX + source + ".";
-            boolean named = configured.stringPropertyNames().stream()
-                    .anyMatch(k -> k.equals(prefix + "file-roots") || k.equals(prefix + "http-allow"));
-            if (!named && java.nio.file.Files.isDirectory(root)) {
-                merged.setProperty(prefix + "file-roots", root.toString());
+            if (!named(configured, source) && java.nio.file.Files.isDirectory(root)) {
+                merged.setProperty(SourceAccess.PREFIX + source + ".file-roots", root.toString());
             }
         });
         return merged;

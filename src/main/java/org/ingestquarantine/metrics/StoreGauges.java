@@ -223,7 +223,7 @@ public final class StoreGauges implements AutoCloseable {
     /**
      * Per source: indexed (searchable) documents, open records, the known total and the oldest open age. The
      * store's own total is DESIGN.md §5's coverage denominator: indexed + open quarantined (not since indexed)
-     * + unindexable.
+     * + unindexable + erased (not since indexed).
      */
     private static String sourcesSql(boolean totalsKnown) {
         return """
@@ -238,6 +238,9 @@ public final class StoreGauges implements AutoCloseable {
                                SELECT 1 FROM documents d WHERE d.source = q.source AND d.doc_id = q.doc_id
                                    AND d.state = 'searchable')) AS missing_n,
                            count(*) FILTER (WHERE q.disposition = 'unindexable') AS unindexable_n,
+                           count(*) FILTER (WHERE q.disposition = 'erased' AND NOT EXISTS (
+                               SELECT 1 FROM documents d WHERE d.source = q.source AND d.doc_id = q.doc_id
+                                   AND d.state = 'searchable')) AS erased_n,
                            extract(epoch FROM now() - min(q.first_seen_at) FILTER (WHERE q.disposition = 'open'))
                                AS oldest_age
                     FROM quarantine q GROUP BY q.source
@@ -249,7 +252,8 @@ public final class StoreGauges implements AutoCloseable {
                 """.formatted(
                 totalsKnown ? "UNION SELECT source FROM source_totals" : "",
                 totalsKnown ? "t.documents"
-                        : "COALESCE(i.n, 0) + COALESCE(q.missing_n, 0) + COALESCE(q.unindexable_n, 0)",
+                        : "COALESCE(i.n, 0) + COALESCE(q.missing_n, 0) + COALESCE(q.unindexable_n, 0)"
+                                + " + COALESCE(q.erased_n, 0)",
                 totalsKnown ? "LEFT JOIN source_totals t ON t.source = s.source" : "");
     }
 

@@ -131,7 +131,9 @@ public final class Dispositions {
     /**
      * Erases one document: its payload and stack trace objects, the error message text, the payload hashes
      * of its attempt history, and its rows in the index ({@code chunks}, {@code documents}); the quarantine
-     * row stays as a tombstone with disposition {@code erased}.
+     * row stays as a tombstone with disposition {@code erased}. Erasure is of what is held now: a later publish
+     * of the same document by its producer is a new arrival, processed as any other (indexed, or, when it
+     * fails, the record re-opens with that attempt's evidence and counts as open quarantined again).
      *
      * @param source connector name
      * @param docId document id

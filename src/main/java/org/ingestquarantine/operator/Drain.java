@@ -69,7 +69,8 @@ import org.ingestquarantine.quarantine.QuarantineStore;
  * origin's shared bucket, if any. Rows are never deleted.
  *
  * <p>A record this process may not ask its source about, because of ITS configuration (the source is not
- * configured here: {@code unknown_source}; the URI is outside the source's roots: {@code uri_not_allowed};
+ * configured here: {@code unknown_source}; the folder an ingest recorded as its root is gone:
+ * {@code source_folder_missing}; the URI is outside the source's roots: {@code uri_not_allowed};
  * no URI can be formed: {@code invalid_uri}, {@code no_source_uri}), is not attempted: no request, no new
  * attempt, the record stays exactly as it was, and it counts as {@code not_attempted:<reason>} with one
  * explanation per reason in the report.
@@ -92,6 +93,7 @@ public final class Drain {
     private final Function<String, Optional<URI>> baseUris;
     private final SourceRequestThrottle shared;
     private final SourceAccess access;
+    private final Map<String, Path> missingRoots;
     private final double headroomPercent;
     private final Path workDir;
     private final long maxBytes;
@@ -104,6 +106,9 @@ public final class Drain {
     /** Reason of {@value #NOT_ATTEMPTED} when no URI is known for the record's source. */
     static final String NO_SOURCE_URI = "no_source_uri";
 
+    /** Reason of {@value #NOT_ATTEMPTED} when the folder an ingest recorded as the source's root is gone. */
+    static final String SOURCE_FOLDER_MISSING = "source_folder_missing";
+
     /** Refusals of this process's source configuration (DESIGN §9), not of the document. */
     private static final java.util.Set<String> CONFIGURATION_REASONS = java.util.Set.of("unknown_source",
             "uri_not_allowed", "invalid_uri");
@@ -113,6 +118,7 @@ public final class Drain {
         this.store = Objects.requireNonNull(b.store, "store");
         this.connectors = Map.copyOf(b.connectors);
         this.access = Objects.requireNonNull(b.access, "access");
+        this.missingRoots = b.missingRoots;
         this.parser = Objects.requireNonNull(b.parser, "parser");
         this.chunker = Objects.requireNonNull(b.chunker, "chunker");
         this.embedder = Objects.requireNonNull(b.embedder, "embedder");
@@ -206,7 +212,8 @@ public final class Drain {
         }
         Duration elapsed = Duration.ofNanos(System.nanoTime() - started);
         DrainReport.Forecast forecast = selection.dlqIds().size() < selection.cohortDocuments()
-                ? forecast(selection, outcomes, requests.get(), request.ratePerSecond()) : null;
+                ? forecast(selection, outcomes, requests.get(),
+                        SourceRequestThrottle.spacing(request.ratePerSecond(), headroomPercent)) : null;
         finish(runId, interrupted, outcomes, requests.get());
         return new DrainReport(runId, selection.cohortDocuments(), selection.dlqIds().size(), outcomes, requests.get(),
                 elapsed, interrupted, forecast, notAttempted);
@@ -217,6 +224,13 @@ public final class Drain {
         QuarantineRecord record = store.findById(dlqId).orElseThrow();
         if (record.disposition() != Disposition.OPEN) {
             return "already_closed";
+        }
+        Path missingRoot = missingRoots.get(record.source());
+        if (missingRoot != null) {
+            return notAttempted(SOURCE_FOLDER_MISSING, "the folder " + LogSafe.identity(missingRoot.toString())
+                    + " that ingest recorded for source '" + LogSafe.identity(record.source()) + "' no longer exists"
+                    + " (deleted or moved); ingest the folder where it is now with this --data-dir, or configure sources."
+                    + LogSafe.identity(record.source()) + ".file-roots", notAttempted);
         }
         Optional<URI> uri = uriOf(record);
         SourceConnector connector = uri.map(u -> connectors.get(u.getScheme())).orElse(null);
@@ -370,10 +384,48 @@ public final class Drain {
     private record Selection(int cohortDocuments, List<String> dlqIds) {
     }
 
-    private Selection select(String runId, Request r) {
-        String where = " WHERE disposition = 'open' AND error_fingerprint = ?"
+    private static String cohortWhere(Request r) {
+        return " WHERE disposition = 'open' AND error_fingerprint = ?"
                 + (r.parserVersion() == null ? "" : " AND parser_version = ?")
                 + (r.errorClass() == null ? "" : " AND error_class = ?");
+    }
+
+    private static BadOperatorInputException noSuchCohort(Request r) {
+        return new BadOperatorInputException("no open record has fingerprint " + RecordRef.bounded(r.fingerprint())
+                + (r.parserVersion() == null ? "" : " with parser version " + RecordRef.bounded(r.parserVersion()))
+                + (r.errorClass() == null ? "" : " and class " + r.errorClass())
+                + "; list cohorts with 'cohorts'");
+    }
+
+    /**
+     * Checks that the request selects something before a drain is built: building one starts the parse workers
+     * and loads the embedding model (seconds), which an unknown fingerprint should not wait for.
+     *
+     * @param dataSource a pool on the migrated schema
+     * @param request what to drain
+     * @return open records in the cohort now, at least 1
+     * @throws BadOperatorInputException if the request is malformed or no open record matches; nothing written
+     * @throws DatabaseAccessException if the database fails
+     */
+    public static int requireCohort(DataSource dataSource, Request request) {
+        request.check();
+        try (Connection c = dataSource.getConnection();
+             PreparedStatement s = c.prepareStatement("SELECT count(*) FROM quarantine" + cohortWhere(request))) {
+            bind(s, request);
+            try (ResultSet rs = s.executeQuery()) {
+                rs.next();
+                if (rs.getInt(1) == 0) {
+                    throw noSuchCohort(request);
+                }
+                return rs.getInt(1);
+            }
+        } catch (SQLException e) {
+            throw failure("the cohort could not be read", e);
+        }
+    }
+
+    private Selection select(String runId, Request r) {
+        String where = cohortWhere(r);
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(false);
             c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
@@ -388,10 +440,7 @@ public final class Drain {
                 }
                 if (cohort == 0) {
                     c.rollback();
-                    throw new BadOperatorInputException("no open record has fingerprint " + RecordRef.bounded(r.fingerprint())
-                            + (r.parserVersion() == null ? "" : " with parser version " + RecordRef.bounded(r.parserVersion()))
-                            + (r.errorClass() == null ? "" : " and class " + r.errorClass())
-                            + "; list cohorts with 'cohorts'");
+                    throw noSuchCohort(r);
                 }
                 List<String> ids = new ArrayList<>();
                 try (PreparedStatement s = c.prepareStatement("SELECT dlq_id FROM quarantine" + where
@@ -479,8 +528,12 @@ public final class Drain {
         }
     }
 
+    /**
+     * @param spacing the run's time between two source requests, its rate's headroom included (the throttle's
+     *     own figure, so the forecast time is what a drain at that rate takes: one spacing per request)
+     */
     private static DrainReport.Forecast forecast(Selection selection, Map<String, Long> outcomes, long requests,
-                                                 double rate) {
+                                                 Duration spacing) {
         long tried = selection.dlqIds().size() - outcomes.getOrDefault("not_tried", 0L) - outcomes.entrySet().stream()
                 .filter(e -> e.getKey().startsWith(NOT_ATTEMPTED)).mapToLong(Map.Entry::getValue).sum();
         long closed = outcomes.getOrDefault("repaired_parser_fixed", 0L)
@@ -490,7 +543,7 @@ public final class Drain {
         double share = tried == 0 ? 0.0 : (double) closed / tried;
         double[] interval = wilson(closed, tried);
         return new DrainReport.Forecast(selection.cohortDocuments(), expectedRequests,
-                Duration.ofMillis(Math.round(expectedRequests / rate * 1000.0)), share, interval[0], interval[1]);
+                spacing.multipliedBy(expectedRequests), share, interval[0], interval[1]);
     }
 
     /** 95% Wilson score interval of a share {@code k/n}; [0, 1] when n is 0. */
@@ -520,6 +573,7 @@ public final class Drain {
         private QuarantineStore store;
         private Map<String, SourceConnector> connectors = Map.of();
         private SourceAccess access;
+        private Map<String, Path> missingRoots = Map.of();
         private DocumentParser parser;
         private Chunker chunker;
         private Embedder embedder;
@@ -544,7 +598,18 @@ public final class Drain {
 
         /** @param v where each source's documents may live, the same the live pipeline checks */
         public Builder access(SourceAccess v) {
+            return access(v, Map.of());
+        }
+
+        /**
+         * @param v where each source's documents may live, the same the live pipeline checks
+         * @param missing source → the folder an ingest recorded as its root that no longer exists (left out of
+         *     {@code v}; {@link org.ingestquarantine.ingest.SourceRoots#missing}): its records are
+         *     {@code not_attempted:source_folder_missing}, naming the folder
+         */
+        public Builder access(SourceAccess v, Map<String, Path> missing) {
             access = v;
+            missingRoots = Map.copyOf(missing);
             return this;
         }
 

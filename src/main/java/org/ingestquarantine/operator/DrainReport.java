@@ -7,7 +7,8 @@ import java.util.Map;
  * What one drain run did. The outcome counts sum to {@code selected}: {@code repaired_parser_fixed},
  * {@code repaired_content_changed}, {@code deleted_at_source}, {@code still_failing:<fingerprint>},
  * {@code already_closed} (closed by someone else since the start), {@code not_attempted:<reason>} (this
- * process's configuration does not let it ask the source: {@code unknown_source}, {@code uri_not_allowed},
+ * process's configuration does not let it ask the source: {@code unknown_source}, {@code source_folder_missing}
+ * (the folder an ingest recorded as its root is gone), {@code uri_not_allowed},
  * {@code invalid_uri}, or {@code no_source_uri} when no base URI is known; the record was left exactly as it
  * was) and {@code not_tried} (the run was interrupted first).
  *
@@ -32,7 +33,8 @@ public record DrainReport(String runId, int cohortDocuments, int selected, Map<S
      *
      * @param documents open records in the cohort
      * @param sourceRequests expected source requests (the canary's requests per document times documents)
-     * @param duration expected time at the run's rate (requests / rate)
+     * @param duration expected time at the run's rate: requests × the throttle's spacing, {@code (1 s / rate)}
+     *     plus its headroom ({@code source-requests.spacing-headroom-percent}), as the drain spaces them
      * @param repairShare share of the canary's tried records that were repaired or deleted at source (closed)
      * @param repairShareLow lower end of its 95% Wilson interval
      * @param repairShareHigh upper end of its 95% Wilson interval

@@ -124,8 +124,15 @@ final class OperatorQueries {
                 WITH q AS (
                     SELECT source, sum(documents) FILTER (WHERE disposition = 'open') AS open_n,
                            sum(documents) FILTER (WHERE disposition = 'unindexable') AS unindexable_n,
+                           sum(documents) FILTER (WHERE disposition = 'erased') AS erased_n,
                            min(first_seen_min) FILTER (WHERE disposition = 'open') AS oldest_open
                     FROM quarantine_summary GROUP BY source
+                ), erased_indexed AS (
+                    -- erased records whose document was indexed again after the erasure (index quarantine_erased)
+                    SELECT e.source, count(*) AS n FROM quarantine e
+                    WHERE e.disposition = 'erased' AND EXISTS (SELECT 1 FROM documents d
+                        WHERE d.source = e.source AND d.doc_id = e.doc_id AND d.state = 'searchable')
+                    GROUP BY e.source
                 ), sources AS (
                     SELECT source FROM source_totals
                     UNION SELECT source FROM source_summary WHERE indexed > 0
@@ -133,9 +140,11 @@ final class OperatorQueries {
                 )
                 SELECT s.source, t.documents AS total, COALESCE(i.indexed, 0) AS indexed,
                        COALESCE(q.open_n, 0) - COALESCE(i.open_indexed, 0) AS open_n,
-                       COALESCE(q.unindexable_n, 0) - COALESCE(i.unindexable_indexed, 0) AS unindexable_n, q.oldest_open
+                       COALESCE(q.unindexable_n, 0) - COALESCE(i.unindexable_indexed, 0) AS unindexable_n,
+                       COALESCE(q.erased_n, 0) - COALESCE(ei.n, 0) AS erased_n, q.oldest_open
                 FROM sources s LEFT JOIN source_totals t ON t.source = s.source
                     LEFT JOIN source_summary i ON i.source = s.source LEFT JOIN q ON q.source = s.source
+                    LEFT JOIN erased_indexed ei ON ei.source = s.source
                 ORDER BY s.source
                 """;
         List<CoverageRow> rows = new ArrayList<>();
@@ -144,10 +153,11 @@ final class OperatorQueries {
             long indexed = rs.getLong("indexed");
             long open = rs.getLong("open_n");
             long unindexable = rs.getLong("unindexable_n");
-            long denominator = indexed + open + unindexable;
+            long erased = rs.getLong("erased_n");
+            long denominator = indexed + open + unindexable + erased;
             Double coverage = total == null || denominator == 0 ? null : (double) indexed / denominator;
             Instant oldest = SqlTime.get(rs, "oldest_open");
-            rows.add(new CoverageRow(rs.getString("source"), total, indexed, open, unindexable, coverage, oldest,
+            rows.add(new CoverageRow(rs.getString("source"), total, indexed, open, unindexable, erased, coverage, oldest,
                     oldest == null ? null : Duration.between(oldest, now)));
         });
         return rows;

@@ -129,13 +129,13 @@ public final class OperatorService {
      * created (configuration {@code sources.<name>.owner}); records that name none are listed under
      * {@link #UNOWNED}. Reads only.
      *
-     * @param olderThan retention age, positive
+     * @param olderThan retention age, 0 or more (0: every open record)
      * @return overdue records by owner, most documents first
-     * @throws BadOperatorInputException if {@code olderThan} is not positive
+     * @throws BadOperatorInputException if {@code olderThan} is negative
      */
     public OverdueReport overdue(Duration olderThan) {
-        if (olderThan.isZero() || olderThan.isNegative()) {
-            throw new BadOperatorInputException("--older-than must be positive, was " + olderThan);
+        if (olderThan.isNegative()) {
+            throw new BadOperatorInputException("--older-than must be 0 or more, was " + olderThan);
         }
         Instant cutOff = clock.instant().minus(olderThan);
         Map<String, List<OverdueCohort>> byOwner = new LinkedHashMap<>();

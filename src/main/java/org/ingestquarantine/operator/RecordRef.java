@@ -12,17 +12,23 @@ import java.util.regex.Pattern;
  */
 public record RecordRef(String dlqId, String source, String docId) {
 
+    private static final Pattern CONTROL = Pattern.compile("\\p{Cntrl}");
     private static final Pattern ULID = Pattern.compile("[0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{26}");
 
     /**
      * @param text a dlq_id or {@code source/doc_id}
      * @return the reference
-     * @throws BadOperatorInputException if it is neither
+     * @throws BadOperatorInputException if it is neither, or holds a control character (no recorded identity does)
      */
     public static RecordRef parse(String text) {
         String t = text == null ? "" : text.trim();
         if (ULID.matcher(t).matches()) {
             return new RecordRef(t.toUpperCase(java.util.Locale.ROOT), null, null);
+        }
+        if (CONTROL.matcher(t).find()) {
+            throw new BadOperatorInputException("'" + bounded(t) + "' names no record: a source/doc_id holds no control"
+                    + " characters (a document named with one is recorded under source _invalid_messages by its"
+                    + " delivery key)");
         }
         int slash = t.indexOf('/');
         if (slash <= 0 || slash == t.length() - 1) {

@@ -78,10 +78,14 @@ public final class QuarantineQueries {
                                SELECT 1 FROM documents d WHERE d.source = q.source AND d.doc_id = q.doc_id
                                    AND d.state = 'searchable')) AS open_n,
                            count(*) FILTER (WHERE q.disposition = 'unindexable') AS unindexable_n,
+                           count(*) FILTER (WHERE q.disposition = 'erased' AND NOT EXISTS (
+                               SELECT 1 FROM documents d WHERE d.source = q.source AND d.doc_id = q.doc_id
+                                   AND d.state = 'searchable')) AS erased_n,
                            min(q.first_seen_at) FILTER (WHERE q.disposition = 'open') AS oldest_open
                     FROM quarantine q GROUP BY q.source
                 )
-                SELECT s.source, COALESCE(i.n, 0), COALESCE(q.open_n, 0), COALESCE(q.unindexable_n, 0), q.oldest_open
+                SELECT s.source, COALESCE(i.n, 0), COALESCE(q.open_n, 0), COALESCE(q.unindexable_n, 0),
+                       COALESCE(q.erased_n, 0), q.oldest_open
                 FROM sources s LEFT JOIN indexed i ON i.source = s.source LEFT JOIN quarantined q ON q.source = s.source
                 ORDER BY s.source
                 """;
@@ -93,9 +97,10 @@ public final class QuarantineQueries {
                     long indexed = rs.getLong(2);
                     long open = rs.getLong(3);
                     long unindexable = rs.getLong(4);
-                    long denominator = indexed + open + unindexable;
+                    long erased = rs.getLong(5);
+                    long denominator = indexed + open + unindexable + erased;
                     Double coverage = denominator == 0 ? null : (double) indexed / denominator;
-                    result.add(new SourceCoverage(rs.getString(1), indexed, open, unindexable, coverage,
+                    result.add(new SourceCoverage(rs.getString(1), indexed, open, unindexable, erased, coverage,
                             SqlTime.get(rs, "oldest_open")));
                 }
             }

@@ -90,7 +90,8 @@ public final class QuarantineStore {
      * Records one failure of a document. A first failure creates the row (new ULID, attempts 1,
      * disposition open); a repeat failure adds 1 to attempts, sets last_seen_at and the latest error fields,
      * keeps the last known payload and versions when the evidence has none, and re-opens a record closed as
-     * repaired or deleted at source (an unindexable or erased record stays closed). Either way one
+     * repaired, deleted at source or erased (an unindexable record stays closed). An erased document that fails
+     * again was published again by its producer: a new arrival, recorded with this failure's evidence. Either way one
      * {@link QuarantineAttempt} is appended.
      *
      * <p>Idempotent per delivery: if an attempt with the same non-null {@code deliveryKey} and

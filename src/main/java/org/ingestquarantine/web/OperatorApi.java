@@ -43,7 +43,8 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code GET /api/overdue?older_than_days=D}</li>
  *   <li>{@code POST /api/dispose} with {@code {"fingerprint", "parser_version"?, "reason", "owner"}}</li>
  * </ul>
- * Status codes: 400 bad input, 401 no or wrong token, 404 unknown route or record, 405 wrong method,
+ * Durations are ISO-8601 strings with a numeric {@code <name>_seconds} beside each ({@link OperatorJson}).
+ * Status codes: 400 bad input (a malformed record reference or URL encoding too), 401 no or wrong token, 404 unknown route or record, 405 wrong method,
  * 503 database unreachable; errors are {@code {"error": "<one line>"}}. Logs one line per request without
  * query values (they may name documents).
  */
@@ -192,8 +193,8 @@ public final class OperatorApi implements AutoCloseable {
             case "coverage" -> Map.of("sources", service.coverage());
             case "overdue" -> service.overdue(q.containsKey("older_than_days")
                     ? Duration.ofDays(integer(q.get("older_than_days"), "older_than_days")) : defaultOverdueAge);
-            case "records" -> path.length() > "records/".length()
-                    ? service.show(URLDecoder.decode(path.substring("records/".length()), StandardCharsets.UTF_8))
+            case "records" -> path.startsWith("records/")
+                    ? service.show(recordRef(path.substring("records/".length())))
                     : path.equals("records") ? registers.cohortRecords(q.get("fingerprint"), q.get("parser_version"),
                             q.get("class"), integer(q.get("limit"), "limit")) : null;
             case "unindexable" -> path.equals("unindexable") ? Map.of("cohorts", registers.unindexable()) : null;
@@ -201,6 +202,27 @@ public final class OperatorApi implements AutoCloseable {
                     : null;
             default -> null;
         };
+    }
+
+    /**
+     * @param raw the URL-encoded reference after {@code /api/records/}
+     * @return it decoded
+     * @throws BadOperatorInputException (400) if it is empty or not valid URL encoding
+     */
+    private static String recordRef(String raw) {
+        if (raw.isEmpty()) {
+            throw new BadOperatorInputException("name a record: /api/records/<dlq_id | source/doc_id>");
+        }
+        return decode(raw, "the record reference");
+    }
+
+    private static String decode(String raw, String what) {
+        try {
+            return URLDecoder.decode(raw, StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            throw new BadOperatorInputException(what + " is not valid URL encoding (a % must be followed by two hex"
+                    + " digits, e.g. %2F for /)");
+        }
     }
 
     private static String text(JsonNode body, String field) {
@@ -239,8 +261,8 @@ public final class OperatorApi implements AutoCloseable {
         for (String pair : raw.split("&")) {
             int eq = pair.indexOf('=');
             if (eq > 0) {
-                q.put(URLDecoder.decode(pair.substring(0, eq), StandardCharsets.UTF_8),
-                        URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
+                q.put(decode(pair.substring(0, eq), "a query parameter's name"),
+                        decode(pair.substring(eq + 1), "a query parameter's value"));
             }
         }
         return q;

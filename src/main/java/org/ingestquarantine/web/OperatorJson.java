@@ -5,25 +5,51 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.SerializerProvider;
+import com.fasterxml.jackson.core.io.SerializedString;
+import com.fasterxml.jackson.databind.BeanDescription;
+import com.fasterxml.jackson.databind.SerializationConfig;
+import com.fasterxml.jackson.databind.ser.BeanPropertyWriter;
+import com.fasterxml.jackson.databind.ser.BeanSerializerModifier;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.databind.ser.std.StdSerializer;
 import com.fasterxml.jackson.databind.ser.std.ToStringSerializer;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import org.ingestquarantine.failure.ErrorClass;
 
 /**
  * The JSON form of the operator's answers, for the HTTP API and the commands' {@code --json}: one object,
  * keys in snake_case, instants as ISO-8601 UTC ({@code 2025-03-01T10:00:00Z}), durations as ISO-8601
- * ({@code PT72H}), error classes by code.
+ * ({@code PT72H}) and, beside each duration field {@code x} of a record, {@code x_seconds}: the same duration
+ * as a number of seconds (fractional when it has a fraction; null when {@code x} is), for scripts. Error
+ * classes by code.
  */
 public final class OperatorJson {
+
+    /** Suffix of the numeric twin of every duration field: {@code oldest_open_age} → {@code oldest_open_age_seconds}. */
+    public static final String SECONDS_SUFFIX = "_seconds";
 
     /** The mapper; also reads request bodies (snake_case keys). */
     static final ObjectMapper MAPPER = new ObjectMapper()
             .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
             .registerModule(new SimpleModule("iq-values")
+                    .setSerializerModifier(new BeanSerializerModifier() {
+                        @Override
+                        public List<BeanPropertyWriter> changeProperties(SerializationConfig config,
+                                BeanDescription description, List<BeanPropertyWriter> properties) {
+                            List<BeanPropertyWriter> withSeconds = new ArrayList<>(properties.size());
+                            for (BeanPropertyWriter p : properties) {
+                                withSeconds.add(p);
+                                if (p.getType().hasRawClass(Duration.class)) {
+                                    withSeconds.add(new SecondsWriter(p));
+                                }
+                            }
+                            return withSeconds;
+                        }
+                    })
                     .addSerializer(Instant.class, ToStringSerializer.instance)
                     .addSerializer(Duration.class, ToStringSerializer.instance)
                     .addSerializer(ErrorClass.class, new StdSerializer<>(ErrorClass.class) {
@@ -35,6 +61,27 @@ public final class OperatorJson {
                     }));
 
     private OperatorJson() {
+    }
+
+    /** Writes a duration property again as {@code <name>_seconds}, a number. */
+    private static final class SecondsWriter extends BeanPropertyWriter {
+
+        SecondsWriter(BeanPropertyWriter duration) {
+            super(duration, new SerializedString(duration.getName() + SECONDS_SUFFIX));
+        }
+
+        @Override
+        public void serializeAsField(Object bean, JsonGenerator gen, SerializerProvider provider) throws Exception {
+            Duration d = (Duration) get(bean);
+            gen.writeFieldName(_name);
+            if (d == null) {
+                gen.writeNull();
+            } else if (d.getNano() == 0) {
+                gen.writeNumber(d.getSeconds());
+            } else {
+                gen.writeNumber(d.getSeconds() + d.getNano() / 1e9);
+            }
+        }
     }
 
     /**

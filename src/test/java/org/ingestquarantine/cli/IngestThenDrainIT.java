@@ -57,12 +57,14 @@ class IngestThenDrainIT {
         assertThat(run(0, "reproduce", "pdfs/empty.pdf", "--data-dir", data.toString())).startsWith(
                 "pdfs/empty.pdf: empty payload (0 bytes at the source, nothing stored): same failure permanent_input/empty");
 
-        // the folder the ingest configured is gone: the source is unknown here, and the next record stays as it was
+        // the folder the ingest configured is gone: the drain says so, naming it, attempts nothing and exits 3;
+        // the next record stays as it was
         JsonNode still = JSON.readTree(run(0, "show", "pdfs/empty.pdf", "--json", "--data-dir", data.toString()));
         TestFolders.delete(folder);
-        String text = run(0, "drain", "--fingerprint", still.at("/record/error_fingerprint").asText(), "--limit", "5",
-                "--rate", "20", "--data-dir", data.toString());
-        assertThat(text).contains("not_attempted:unknown_source").contains("1 records not attempted (unknown_source)");
+        String text = run(DrainCommand.NOTHING_ATTEMPTED_EXIT, "drain", "--fingerprint",
+                still.at("/record/error_fingerprint").asText(), "--limit", "5", "--rate", "20", "--data-dir", data.toString());
+        assertThat(text).contains("not_attempted:source_folder_missing")
+                .contains("1 records not attempted (source_folder_missing)").contains("the folder " + folder);
         JsonNode unchanged = JSON.readTree(run(0, "show", "pdfs/empty.pdf", "--json", "--data-dir", data.toString()));
         assertThat(unchanged).isEqualTo(still);
     }

@@ -115,7 +115,7 @@ class OperatorCommandsTest extends PostgresTestBase {
         assertThat(json.at("/sources/0/source").asText()).isEqualTo("contracts");
         assertThat(json.at("/sources/0/open_quarantined").asLong()).isEqualTo(1);
         assertThat(json.at("/sources/0/coverage").isNull()).isTrue();
-        assertThat(run("coverage", "--data-dir", data.toString()).out).containsPattern("contracts\\s+-\\s+0\\s+1\\s+0\\s+-\\s+120d");
+        assertThat(run("coverage", "--data-dir", data.toString()).out).containsPattern("contracts\\s+-\\s+0\\s+1\\s+0\\s+0\\s+-\\s+120d");
     }
 
     @Test
@@ -142,6 +142,10 @@ class OperatorCommandsTest extends PostgresTestBase {
                 .contains(org.ingestquarantine.operator.OperatorService.UNOWNED + ": 3 records");
         assertThat(run("overdue", "--older-than", "200d", "--json", "--data-dir", data.toString()).out)
                 .contains("\"documents\":0");
+        Result all = run("overdue", "--older-than", "0s", "--data-dir", data.toString());
+        assertThat(all.code).as(all.err).isZero();
+        assertThat(all.out).as("0: every open record").startsWith("4 open records first seen before");
+        assertThat(run("overdue", "--older-than", "-1d", "--data-dir", data.toString()).code).isEqualTo(2);
     }
 
     @Test
@@ -186,6 +190,34 @@ class OperatorCommandsTest extends PostgresTestBase {
         }
     }
 
+    /**
+     * A folder an ingest recorded as its source's root (table source_roots), deleted since: the drain says the
+     * folder is gone, naming it, rather than calling the source unknown; and a run that attempted none of its
+     * selection exits non-zero with one line on stderr.
+     */
+    @Test
+    void shouldSayTheRecordedFolderIsGoneAndExitNonZeroWhenNothingWasDrained() throws Exception {
+        Path folder = Files.createDirectories(data.resolve("invoices-folder"));
+        new org.ingestquarantine.ingest.SourceRoots(dataSource(), Clock.systemUTC())
+                .record("invoices", folder.toAbsolutePath(), org.ingestquarantine.ingest.SourceRoots.INGEST_COMMAND);
+        Files.delete(folder);
+        long before = rows();
+
+        Result r = run("drain", "--fingerprint", "fp-not-pdf", "--limit", "3", "--rate", "20", "--json",
+                "--data-dir", data.toString());
+
+        assertThat(r.code).as(r.err).isEqualTo(DrainCommand.NOTHING_ATTEMPTED_EXIT).isNotZero();
+        JsonNode report = JSON.readTree(r.out);
+        assertThat(report.at("/outcomes/not_attempted:source_folder_missing").asInt()).isEqualTo(3);
+        assertThat(report.get("outcomes").size()).isEqualTo(1);
+        assertThat(r.err.strip()).doesNotContain("\n").startsWith("drain: nothing drained: all 3 selected records"
+                + " were not attempted (source_folder_missing): the folder " + folder.toAbsolutePath())
+                .contains("no longer exists");
+        assertThat(rows()).as("records left exactly as they were").isEqualTo(before);
+        assertThat(run("drain", "--help").out).contains("Exit codes:", DrainCommand.NOTHING_ATTEMPTED_EXIT
+                + "   nothing was drained");
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"stats", "cohorts", "coverage", "show", "overdue", "reproduce", "drain", "dispose",
             "expire-payloads", "erase", "prune-journal", "serve"})
@@ -209,8 +241,10 @@ class OperatorCommandsTest extends PostgresTestBase {
                 data.toString());
         Result negativeRate = run("drain", "--fingerprint", "fp-not-pdf", "--limit", "5", "--rate", "-1", "--data-dir",
                 data.toString());
+        long drainStarted = System.nanoTime();
         Result drainUnknown = run("drain", "--fingerprint", "fp-none", "--limit", "5", "--rate", "5", "--data-dir",
                 data.toString());
+        Duration drainRefusal = Duration.ofNanos(System.nanoTime() - drainStarted);
         Result nothingToErase = run("erase", "--source", "contracts", "--doc-id", "none.pdf", "--data-dir", data.toString());
 
         for (Result r : new Result[] {unknownId, unknownName, malformed, badClass, badLimit, unknownFingerprint,
@@ -220,7 +254,11 @@ class OperatorCommandsTest extends PostgresTestBase {
             assertThat(r.out).isEmpty();
         }
         assertThat(unknownId.err).startsWith("show: no quarantine record 01ARZ3NDEKTSV4RRFFQ69G5FAV");
-        assertThat(zeroRate.err).startsWith("drain: --rate must be a positive number");
+        assertThat(zeroRate.err).startsWith("drain: --rate must be a positive number")
+                .contains("try 'ingest-quarantine drain --help' for usage");
+        assertThat(drainUnknown.err).startsWith("drain: no open record has fingerprint fp-none");
+        // refused from one indexed count, before the parse workers start and the model loads (seconds)
+        assertThat(drainRefusal).as("an unknown fingerprint is reported at once").isLessThan(Duration.ofSeconds(2));
         assertThat(rows()).isEqualTo(before);
     }
 

@@ -82,6 +82,36 @@ class DispositionsTest extends PostgresTestBase {
         assertThat(coverageFigures()).isEqualTo(before);
     }
 
+    /**
+     * Erasing closes a record without indexing its document: like disposing it unindexable, that must not raise
+     * coverage. The erased document stays in the denominator, in the operator's coverage and the pipeline's.
+     */
+    @Test
+    void shouldKeepAnErasedDocumentInCoverageAsAnUnindexableOne() {
+        new SourceTotals(dataSource(), clock).record("s", 4, "folder-1", null);
+        indexDoc("s", "good-1", "text");
+        indexDoc("s", "good-2", "text");
+        fail("s", "a", "fp-x", "p1");
+        fail("s", "b", "fp-x", "p1");
+        List<String> before = coverageFigures();
+        assertThat(before).containsExactly("s 0.5 of 4");
+
+        dispositions.erase("s", "a");
+        dispositions.disposeUnindexable("fp-x", null, "vendor_format", "legal-ops");
+
+        assertThat(coverageFigures()).as("erased and unindexable both stay in the denominator").isEqualTo(before);
+        assertThat(service.coverage()).singleElement().satisfies(r -> {
+            assertThat(r.erased()).isEqualTo(1);
+            assertThat(r.unindexable()).isEqualTo(1);
+        });
+        assertThat(new org.ingestquarantine.quarantine.QuarantineQueries(dataSource()).coverage(List.of("s")))
+                .singleElement().satisfies(c -> assertThat(c.coverage()).as("the ingest summary's coverage").isEqualTo(0.5));
+
+        // an indexed document without a record leaves no tombstone: it leaves the index and the denominator
+        dispositions.erase("s", "good-1");
+        assertThat(coverageFigures()).isEqualTo(List.of("s " + (1.0 / 3) + " of 3"));
+    }
+
     @Test
     void shouldRefuseAnUnknownFingerprintAndChangeNothing() {
         fail("s", "a", "fp-x", "p1");
@@ -141,6 +171,43 @@ class DispositionsTest extends PostgresTestBase {
         assertThatThrownBy(() -> dispositions.erase("s", "never-seen.pdf")).isInstanceOf(BadOperatorInputException.class);
     }
 
+    /**
+     * The operator erased what was held; the producer then publishes the same document again and it fails again:
+     * a new arrival. The record re-opens with that attempt's evidence, so the record (what the ingest summary
+     * counts), its attempt history and coverage tell the same failure, and the new bytes are named by the record
+     * (not left in the object store under a record that names none).
+     */
+    @Test
+    void shouldTreatADocumentPublishedAgainAfterErasureAsANewArrival() throws Exception {
+        new SourceTotals(dataSource(), clock).record("s", 1, "folder-1", null);
+        Path first = Files.write(temp.resolve("first.bin"), "first bytes".getBytes(StandardCharsets.US_ASCII));
+        store.record(FailureEvidence.builder("s", "again.pdf").errorClass(ErrorClass.AMBIGUOUS_PARSE)
+                .failure(new IllegalStateException("first")).payload(first).deliveryKey("msg-1").deliveryCount(1).build());
+        dispositions.erase("s", "again.pdf");
+        Path second = Files.write(temp.resolve("second.bin"), "second bytes".getBytes(StandardCharsets.US_ASCII));
+
+        QuarantineRecord again = store.record(FailureEvidence.builder("s", "again.pdf")
+                .errorClass(ErrorClass.PERMANENT_INPUT).reasonCode("not_pdf").failure(new IllegalStateException("second"))
+                .payload(second).deliveryKey("msg-2").deliveryCount(1).build());
+
+        assertThat(again.disposition()).isEqualTo(Disposition.OPEN);
+        assertThat(again.closedAt()).isNull();
+        assertThat(again.attempts()).isEqualTo(2);
+        List<org.ingestquarantine.quarantine.QuarantineAttempt> history = store.attempts(again.dlqId());
+        assertThat(history).hasSize(2);
+        assertThat(history.get(0).payloadSha256()).as("the erased attempt stays erased").isNull();
+        org.ingestquarantine.quarantine.QuarantineAttempt latest = history.get(1);
+        assertThat(again.errorClass().code() + "/" + again.reasonCode()).as("the record counts what its latest attempt says")
+                .isEqualTo(latest.errorClass().code() + "/" + latest.reasonCode()).isEqualTo("permanent_input/not_pdf");
+        assertThat(again.payloadUri()).isNotNull();
+        assertThat(payloads.get(again.payloadUri())).isEqualTo(Files.readAllBytes(second));
+        assertThat(again.errorMessage()).contains("second");
+        assertThat(service.coverage()).singleElement().satisfies(r -> {
+            assertThat(r.openQuarantined()).isEqualTo(1);
+            assertThat(r.erased()).isZero();
+        });
+    }
+
     @Test
     void shouldKeepPayloadBytesThatAnotherRecordStillNamesWhenErasing() throws Exception {
         Path shared = Files.write(temp.resolve("same.bin"), "the same bytes".getBytes(StandardCharsets.US_ASCII));
@@ -178,7 +245,7 @@ class DispositionsTest extends PostgresTestBase {
     /** @return per source: coverage and its denominator */
     private List<String> coverageFigures() {
         return service.coverage().stream().map(r -> r.source() + " " + r.coverage() + " of "
-                + (r.indexed() + r.openQuarantined() + r.unindexable())).toList();
+                + (r.indexed() + r.openQuarantined() + r.unindexable() + r.erased())).toList();
     }
 
     private List<String> placesHoldingMarker() throws Exception {

@@ -217,11 +217,36 @@ class DrainTest extends PostgresTestBase {
         assertThat(canary.outcomes()).containsExactly(Map.entry("deleted_at_source", 2L));
         assertThat(canary.forecast().documents()).isEqualTo(6);
         assertThat(canary.forecast().sourceRequests()).isEqualTo(6);
-        assertThat(canary.forecast().duration()).isEqualTo(Duration.ofMillis(120));
+        // 6 requests spaced as the throttle spaces them at 50/s: 20 ms plus the 25% headroom each (not 6 / 50 s)
+        assertThat(canary.forecast().duration()).isEqualTo(Duration.ofMillis(150));
         assertThat(canary.forecast().repairShare()).isEqualTo(1.0);
         assertThat(canary.forecast().repairShareLow()).isBetween(0.3, 0.4);
         assertThat(disposition("late.pdf")).as("joined after the start: not swept in").isEqualTo(Disposition.OPEN);
         assertThat(query("SELECT count(*) FROM quarantine WHERE disposition = 'open'")).isEqualTo("5");
+    }
+
+    /**
+     * The forecast's time is what the drain of the rest really takes at the same rate: the throttle spaces the
+     * requests {@code 1 s / R} plus the headroom apart, so a run of N requests lasts at least N - 1 spacings.
+     */
+    @Test
+    void shouldForecastTheTimeTheThrottleReallySpendsAtTheRate() throws Exception {
+        for (int i = 0; i < 6; i++) {
+            fail("web", "gone-" + i + ".pdf", "g" + i); // 404: one HEAD each
+        }
+        Drain drain = drain(SourceRequestThrottle.unlimited());
+        double rate = 10;
+        Duration spacing = Duration.ofMillis(125); // 100 ms at 10/s, plus 25%
+
+        DrainReport canary = drain.run(request(1, rate), (done, of) -> { });
+        DrainReport rest = drain.run(request(10, rate), (done, of) -> { });
+
+        assertThat(canary.forecast().sourceRequests()).isEqualTo(6);
+        assertThat(canary.forecast().duration()).isEqualTo(spacing.multipliedBy(6));
+        assertThat(rest.sourceRequests()).isEqualTo(5);
+        assertThat(rest.elapsed()).as("5 requests at 10/s with headroom").isGreaterThanOrEqualTo(spacing.multipliedBy(4));
+        assertThat(canary.forecast().duration().dividedBy(6))
+                .as("per request, the forecast is the real spacing, not 1 s / R").isEqualTo(spacing);
     }
 
     /** What Ctrl-C does (DrainCommand's SIGINT handler interrupts the drain thread), at a random moment mid-run. */

@@ -134,7 +134,7 @@ class OperatorServiceTest extends PostgresTestBase {
         List<CoverageRow> coverage = service.coverage();
 
         assertThat(coverage).extracting(CoverageRow::source).containsExactly("clean", "empty", "mixed", "web");
-        assertThat(coverage.get(0)).isEqualTo(new CoverageRow("clean", 2L, 2, 0, 0, 1.0, null, null));
+        assertThat(coverage.get(0)).isEqualTo(new CoverageRow("clean", 2L, 2, 0, 0, 0, 1.0, null, null));
         assertThat(coverage.get(1).coverage()).isNull();
         assertThat(coverage.get(2).coverage()).isCloseTo(0.5, within(1e-9));
         CoverageRow web = coverage.get(3);
@@ -178,7 +178,7 @@ class OperatorServiceTest extends PostgresTestBase {
     }
 
     @Test
-    void shouldGroupOverdueRecordsByTheOwnerWrittenAtCreation() {
+    void shouldGroupOverdueRecordsByTheOwnerWrittenAtCreation() throws Exception {
         fail("contracts", "old-1", ErrorClass.AMBIGUOUS_PARSE, "fp1", OLD_PARSER);
         fail("contracts", "old-2", ErrorClass.AMBIGUOUS_PARSE, "fp1", OLD_PARSER);
         fail("invoices", "old-3", ErrorClass.PERMANENT_INPUT, "fp2", OLD_PARSER);
@@ -203,7 +203,18 @@ class OperatorServiceTest extends PostgresTestBase {
         assertThat(store.find("contracts", "new").orElseThrow().owner())
                 .as("the owner is written on the record").isEqualTo("legal-ops");
         assertThat(store.find("misc", "old-4").orElseThrow().owner()).isNull();
-        assertThatThrownBy(() -> service.overdue(Duration.ZERO)).isInstanceOf(BadOperatorInputException.class);
+        clock.advance(Duration.ofSeconds(1)); // asked a moment after the newest record was written
+        assertThat(service.overdue(Duration.ZERO).documents()).as("0: every open record")
+                .isEqualTo(count("SELECT count(*) FROM quarantine WHERE disposition = 'open'"));
+        assertThatThrownBy(() -> service.overdue(Duration.ofDays(-1))).isInstanceOf(BadOperatorInputException.class);
+    }
+
+    private static long count(String sql) throws Exception {
+        try (java.sql.Connection c = dataSource().getConnection(); java.sql.Statement s = c.createStatement();
+             java.sql.ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
+        }
     }
 
     private void fail(String source, String docId, ErrorClass errorClass, String fingerprint, String parser) {

@@ -57,7 +57,7 @@ class QuarantineQueriesTest extends PostgresTestBase {
         assertThat(coverage).extracting(SourceCoverage::source)
                 .containsExactly("broken", "clean", "configured-but-empty", "mixed");
         assertThat(coverage.get(0).coverage()).isEqualTo(0.0);
-        assertThat(coverage.get(1)).isEqualTo(new SourceCoverage("clean", 2, 0, 0, 1.0, null));
+        assertThat(coverage.get(1)).isEqualTo(new SourceCoverage("clean", 2, 0, 0, 0, 1.0, null));
         assertThat(coverage.get(2).coverage()).isNull();
         SourceCoverage mixed = coverage.get(3);
         assertThat(mixed.indexed()).isEqualTo(3);
@@ -73,7 +73,7 @@ class QuarantineQueriesTest extends PostgresTestBase {
         indexDoc("s", "a");
 
         assertThat(queries.coverage(List.of())).singleElement()
-                .isEqualTo(new SourceCoverage("s", 1, 0, 0, 1.0, T0));
+                .isEqualTo(new SourceCoverage("s", 1, 0, 0, 0, 1.0, T0));
     }
 
     @Test

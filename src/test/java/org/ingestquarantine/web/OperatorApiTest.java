@@ -128,6 +128,35 @@ class OperatorApiTest extends PostgresTestBase {
         assertThat(get("/api/dispose", TOKEN).statusCode()).isEqualTo(405);
     }
 
+    /** A malformed record reference is the caller's mistake: 400 with one JSON line saying what is wrong. */
+    @Test
+    void shouldRefuseAMalformedRecordReferenceWith400AndAJsonError() throws Exception {
+        for (String ref : new String[] {"nonsense", "contracts%2F", "contracts%2Flease%00.pdf", "contracts/a%0Ab.pdf", ""}) {
+            HttpResponse<String> r = get("/api/records/" + ref, TOKEN);
+            assertThat(r.statusCode()).as(ref).isEqualTo(400);
+            assertThat(r.headers().firstValue("Content-Type")).as(ref).contains("application/json");
+            String error = JSON.readTree(r.body()).get("error").asText();
+            assertThat(error).as(ref).isNotBlank().doesNotContain("\n").doesNotContain("Exception");
+            assertThat(error).as(ref).containsAnyOf("names no record", "name a record");
+        }
+    }
+
+    /** Durations stay ISO-8601 strings (compatible) and gain a number of seconds beside them, for scripts. */
+    @Test
+    void shouldGiveEveryDurationAlsoInSeconds() throws Exception {
+        JsonNode row = JSON.readTree(get("/api/coverage", TOKEN).body()).at("/sources/0");
+        assertThat(row.get("oldest_open_age").isTextual()).isTrue();
+        assertThat(Duration.parse(row.get("oldest_open_age").asText())).isNotNull();
+        assertThat(row.get("oldest_open_age_seconds").isNumber()).as(row.toString()).isTrue();
+        assertThat(row.get("oldest_open_age_seconds").asDouble())
+                .isCloseTo(Duration.parse(row.get("oldest_open_age").asText()).toNanos() / 1e9,
+                        org.assertj.core.data.Offset.offset(0.001));
+        assertThat(OperatorJson.write(new org.ingestquarantine.operator.CoverageRow("s", null, 0, 0, 0, 0, null, null,
+                Duration.ofHours(1)))).contains("\"oldest_open_age\":\"PT1H\",\"oldest_open_age_seconds\":3600");
+        assertThat(OperatorJson.write(new org.ingestquarantine.operator.CoverageRow("s", null, 0, 0, 0, 0, null, null,
+                null))).contains("\"oldest_open_age\":null,\"oldest_open_age_seconds\":null");
+    }
+
     @Test
     void shouldDisposeACohort() throws Exception {
         HttpResponse<String> r = client.send(HttpRequest.newBuilder(uri("/api/dispose"))
