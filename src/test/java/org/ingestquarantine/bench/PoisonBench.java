@@ -43,7 +43,8 @@ import org.ingestquarantine.pipeline.IngestMessage;
  * the 0% round; good-document throughput is good documents / seconds from the first publish to the last good
  * document's outcome. For each poison document the bench counts its deliveries twice, from the attempt journal
  * (its rows) and from its quarantine record (the attempt history's highest delivery count), and compares them
- * with its class's retries + 1 ({@link RedeliveryPolicies}, from application.properties). After one unmeasured
+ * with its class's retries + 1 ({@link RedeliveryPolicies}, from application.properties), and prints the longest
+ * time from one of its attempts' close (a release closes before its back-off) to the next one's start. After one unmeasured
  * warm-up round of the same size, repetitions alternate which round goes first; ratio 1%/0% per repetition.
  *
  * <p>Arguments (after {@code poison}): brokers (default {@code sqs}, the embedded profile), messages per round
@@ -268,13 +269,17 @@ final class PoisonBench {
                 boolean ok = c.journalRows == expected && c.recordDeliveries == expected;
                 exact += ok ? 1 : 0;
                 lines.add(String.format(Locale.ROOT, "poison %s: %s %s/%s, deliveries %d by the journal, %d by the record,"
-                                + " retries + 1 = %d: %s", e.getValue(), settled.outcomeOf(e.getKey()), c.errorClass,
-                        c.reason, c.journalRows, c.recordDeliveries, expected, ok ? "exact" : "MISMATCH"));
+                                + " retries + 1 = %d: %s%s", e.getValue(), settled.outcomeOf(e.getKey()), c.errorClass,
+                        c.reason, c.journalRows, c.recordDeliveries, expected, ok ? "exact" : "MISMATCH",
+                        c.longestGap < 0 ? "" : String.format(Locale.ROOT, "; longest release to redelivery %.2f s",
+                                c.longestGap)));
             }
             return new Round(goodCount, (goodDone - t0) / 1e9, allSeconds, lines, exact);
         }
 
-        private record PoisonCount(String errorClass, String reason, int journalRows, int recordDeliveries) {
+        /** @param longestGap seconds from an attempt's close to the start of the next one, at most; -1 with one attempt */
+        private record PoisonCount(String errorClass, String reason, int journalRows, int recordDeliveries,
+                                   double longestGap) {
         }
 
         private PoisonCount count(String docId) throws SQLException {
@@ -289,14 +294,25 @@ final class PoisonBench {
                         journal = rs.getInt(1);
                     }
                 }
+                double gap;
+                try (PreparedStatement s = c.prepareStatement("SELECT coalesce(max(extract(epoch FROM started_at - prev)), -1)"
+                        + " FROM (SELECT started_at, lag(closed_at) OVER (ORDER BY attempt_id) AS prev FROM attempt_journal"
+                        + " WHERE source = ? AND doc_id = ?) t WHERE prev IS NOT NULL")) {
+                    s.setString(1, SOURCE);
+                    s.setString(2, docId);
+                    try (ResultSet rs = s.executeQuery()) {
+                        rs.next();
+                        gap = rs.getDouble(1);
+                    }
+                }
                 try (PreparedStatement s = c.prepareStatement("SELECT q.error_class, q.reason_code,"
                         + " (SELECT max(a.delivery_count) FROM quarantine_attempt a WHERE a.dlq_id = q.dlq_id)"
                         + " FROM quarantine q WHERE q.source = ? AND q.doc_id = ?")) {
                     s.setString(1, SOURCE);
                     s.setString(2, docId);
                     try (ResultSet rs = s.executeQuery()) {
-                        return rs.next() ? new PoisonCount(rs.getString(1), rs.getString(2), journal, rs.getInt(3))
-                                : new PoisonCount(null, null, journal, 0);
+                        return rs.next() ? new PoisonCount(rs.getString(1), rs.getString(2), journal, rs.getInt(3), gap)
+                                : new PoisonCount(null, null, journal, 0, gap);
                     }
                 }
             }

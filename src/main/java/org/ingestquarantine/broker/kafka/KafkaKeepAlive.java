@@ -9,6 +9,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.camel.component.kafka.DefaultKafkaClientFactory;
 import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 
 /**
  * The ingest consumer's Kafka client factory (endpoint option {@code kafkaClientFactory=#kafkaKeepAlive}):
@@ -16,7 +17,9 @@ import org.apache.kafka.clients.consumer.Consumer;
  * busy with a record poll with its partitions paused. So one document may take longer than
  * {@code max.poll.interval.ms} without its consumer leaving the group: it is processed once, its partition
  * is not handed to another consumer meanwhile, and the records behind it follow. The interval is
- * {@code delivery.heartbeat-interval-ms}, which must stay well under {@code max.poll.interval.ms}.
+ * {@code delivery.heartbeat-interval-ms}, which must stay well under {@code max.poll.interval.ms}. Each
+ * consumer also reads a record whose offset it has not committed again at its next poll (see
+ * {@link KeepAliveConsumer}), which needs the endpoint's {@code maxPollRecords=1}.
  */
 public final class KafkaKeepAlive extends DefaultKafkaClientFactory implements AutoCloseable {
 
@@ -43,8 +46,16 @@ public final class KafkaKeepAlive extends DefaultKafkaClientFactory implements A
                 TimeUnit.MILLISECONDS);
     }
 
+    /**
+     * @throws IllegalArgumentException if {@code max.poll.records} is not 1: a consumer that reads a failed
+     *     record again must not be handed the records behind it in the same poll
+     */
     @Override
     public Consumer getConsumer(Properties props) {
+        Object maxPollRecords = props.get(ConsumerConfig.MAX_POLL_RECORDS_CONFIG);
+        if (maxPollRecords == null || !"1".equals(maxPollRecords.toString())) {
+            throw new IllegalArgumentException("the ingest consumer needs maxPollRecords=1, was " + maxPollRecords);
+        }
         @SuppressWarnings("unchecked")
         KeepAliveConsumer<?, ?> consumer = new KeepAliveConsumer<>(super.getConsumer(props));
         consumers.add(consumer);

@@ -2,6 +2,7 @@ package org.ingestquarantine.broker.kafka;
 
 import java.time.Duration;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -27,13 +28,26 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A Kafka consumer that stays in its group while its thread works on one record for longer than
- * {@code max.poll.interval.ms}: camel-kafka 4.17 processes a record on the thread that polls, so a slow
+ * {@code max.poll.interval.ms}, and reads a record again, on the same consumer, until its offset is committed.
+ *
+ * <p><b>Keep-alive.</b> camel-kafka 4.17 processes a record on the thread that polls, so a slow
  * document would otherwise get the consumer thrown out of the group, its partition handed to another
  * consumer and the record processed again, forever. {@link #keepAlive} (called by {@link KafkaKeepAlive}
  * every heartbeat) pauses every assigned partition and polls with a zero timeout when the owning thread has
  * not polled for a heartbeat interval; the poll returns nothing for paused partitions but counts as a poll
  * (and takes part in a rebalance). The owning thread's next {@link #poll(Duration)} resumes what was paused
  * here, so the records behind the slow one are then read as usual.
+ *
+ * <p><b>Rewind.</b> A record the owning thread's {@link #poll(Duration)} handed out and that no commit
+ * through this consumer has passed by the next {@code poll} (its exchange failed: released for
+ * redelivery, or its outcome not committed) is sought back to before that poll, so the poll returns it
+ * again: the partition never moves past a record whose outcome is not committed, and a redelivery costs no
+ * rebalance. (camel-kafka's own {@code breakOnFirstError} instead closes the consumer and subscribes a new one,
+ * which joins the group again before it fetches: seconds per redelivery, with every partition of that
+ * consumer waiting.) A partition no longer assigned is not sought: its new owner reads it from the committed
+ * offset. An explicit {@code seek} by the caller replaces the rewind of that partition. This needs one record
+ * per poll ({@code max.poll.records=1}, checked by {@link KafkaKeepAlive}): with more, camel-kafka would go on
+ * to the records behind a failed one in the same poll and commit past it.
  *
  * <p>KafkaConsumer is not thread-safe: every call goes through one lock (the owning thread's rebalance
  * callbacks re-enter it), and {@link #keepAlive} only tries it, so it never waits behind a poll or a commit.
@@ -51,6 +65,8 @@ final class KeepAliveConsumer<K, V> implements Consumer<K, V> {
     private final ReentrantLock lock = new ReentrantLock();
     /** Partitions this class paused (not those paused by someone else before). */
     private final Set<TopicPartition> pausedHere = new HashSet<>();
+    /** Per partition, the offset of the first record the owning thread's last poll handed out, until committed past. */
+    private final Map<TopicPartition, Long> unsettled = new HashMap<>();
     private volatile long lastPollNanos;
     private volatile boolean polled;
     private volatile boolean retired;
@@ -118,12 +134,42 @@ final class KeepAliveConsumer<K, V> implements Consumer<K, V> {
         lock.lock();
         try {
             resumePausedHere();
-            return delegate.poll(timeout);
+            rewindUnsettled();
+            ConsumerRecords<K, V> records = delegate.poll(timeout);
+            for (TopicPartition tp : records.partitions()) {
+                unsettled.put(tp, records.records(tp).get(0).offset());
+            }
+            return records;
         } finally {
             lastPollNanos = System.nanoTime();
             polled = true;
             lock.unlock();
         }
+    }
+
+    /** Seeks every partition still assigned back to the first record handed out and not committed past. */
+    private void rewindUnsettled() {
+        if (unsettled.isEmpty()) {
+            return;
+        }
+        Set<TopicPartition> assigned = delegate.assignment();
+        unsettled.forEach((tp, offset) -> {
+            if (assigned.contains(tp)) {
+                delegate.seek(tp, offset);
+                LOG.debug("{} read again from offset {}: not committed", tp, offset);
+            }
+        });
+        unsettled.clear();
+    }
+
+    /** Forgets the records that a commit of {@code offsets} has passed. */
+    private void settled(Map<TopicPartition, OffsetAndMetadata> offsets) {
+        offsets.forEach((tp, committed) -> {
+            Long first = unsettled.get(tp);
+            if (first != null && committed != null && committed.offset() > first) {
+                unsettled.remove(tp);
+            }
+        });
     }
 
     @Override
@@ -138,6 +184,7 @@ final class KeepAliveConsumer<K, V> implements Consumer<K, V> {
         try {
             retired = true;
             pausedHere.clear();
+            unsettled.clear();
             delegate.unsubscribe();
         } finally {
             lock.unlock();
@@ -154,6 +201,7 @@ final class KeepAliveConsumer<K, V> implements Consumer<K, V> {
         lock.lock();
         try {
             retired = true;
+            unsettled.clear();
             delegate.close(timeout);
         } finally {
             lock.unlock();
@@ -221,57 +269,91 @@ final class KeepAliveConsumer<K, V> implements Consumer<K, V> {
 
     @Override
     public void commitSync() {
-        locked(() -> delegate.commitSync());
+        locked(() -> {
+            delegate.commitSync();
+            unsettled.clear();
+        });
     }
 
     @Override
     public void commitSync(Duration timeout) {
-        locked(() -> delegate.commitSync(timeout));
+        locked(() -> {
+            delegate.commitSync(timeout);
+            unsettled.clear();
+        });
     }
 
     @Override
     public void commitSync(Map<TopicPartition, OffsetAndMetadata> offsets) {
-        locked(() -> delegate.commitSync(offsets));
+        locked(() -> {
+            delegate.commitSync(offsets);
+            settled(offsets);
+        });
     }
 
     @Override
     public void commitSync(Map<TopicPartition, OffsetAndMetadata> offsets, Duration timeout) {
-        locked(() -> delegate.commitSync(offsets, timeout));
+        locked(() -> {
+            delegate.commitSync(offsets, timeout);
+            settled(offsets);
+        });
     }
 
     @Override
     public void commitAsync() {
-        locked(() -> delegate.commitAsync());
+        // an asynchronous commit counts as made when asked for: its outcome is not waited for
+        locked(() -> {
+            delegate.commitAsync();
+            unsettled.clear();
+        });
     }
 
     @Override
     public void commitAsync(OffsetCommitCallback callback) {
-        locked(() -> delegate.commitAsync(callback));
+        locked(() -> {
+            delegate.commitAsync(callback);
+            unsettled.clear();
+        });
     }
 
     @Override
     public void commitAsync(Map<TopicPartition, OffsetAndMetadata> offsets, OffsetCommitCallback callback) {
-        locked(() -> delegate.commitAsync(offsets, callback));
+        locked(() -> {
+            delegate.commitAsync(offsets, callback);
+            settled(offsets);
+        });
     }
 
     @Override
     public void seek(TopicPartition partition, long offset) {
-        locked(() -> delegate.seek(partition, offset));
+        locked(() -> {
+            delegate.seek(partition, offset);
+            unsettled.remove(partition);
+        });
     }
 
     @Override
     public void seek(TopicPartition partition, OffsetAndMetadata offsetAndMetadata) {
-        locked(() -> delegate.seek(partition, offsetAndMetadata));
+        locked(() -> {
+            delegate.seek(partition, offsetAndMetadata);
+            unsettled.remove(partition);
+        });
     }
 
     @Override
     public void seekToBeginning(Collection<TopicPartition> partitions) {
-        locked(() -> delegate.seekToBeginning(partitions));
+        locked(() -> {
+            delegate.seekToBeginning(partitions);
+            unsettled.keySet().removeAll(partitions);
+        });
     }
 
     @Override
     public void seekToEnd(Collection<TopicPartition> partitions) {
-        locked(() -> delegate.seekToEnd(partitions));
+        locked(() -> {
+            delegate.seekToEnd(partitions);
+            unsettled.keySet().removeAll(partitions);
+        });
     }
 
     @Override

@@ -30,7 +30,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Ensures a consumer whose thread holds one record longer than {@code max.poll.interval.ms} stays in its
  * group when {@link KeepAliveConsumer#keepAlive} runs beside it (commits the record, then reads the one
- * behind it), and, as the control, is thrown out of the group without it. On a real KRaft broker.
+ * behind it), and, as the control, is thrown out of the group without it; and that a record not committed
+ * is read again by the same consumer's next poll, in the same group generation. On a real KRaft broker.
  */
 class KeepAliveConsumerIT {
 
@@ -74,6 +75,25 @@ class KeepAliveConsumerIT {
     }
 
     @Test
+    void shouldReadAnUncommittedRecordAgainOnTheSameConsumerAndThenTheOneBehind() throws Exception {
+        String topic = publishTwo("rewound");
+        TopicPartition partition = new TopicPartition(topic, 0);
+        try (KeepAliveConsumer<String, String> consumer = new KeepAliveConsumer<>(consumer("rewound"))) {
+            ConsumerRecord<String, String> first = firstRecord(consumer, topic);
+            int generation = consumer.groupMetadata().generationId();
+
+            ConsumerRecord<String, String> again = nextRecord(consumer);
+            assertThat(again.offset()).as("not committed: read again").isEqualTo(first.offset());
+            assertThat(again.value()).isEqualTo("slow");
+            consumer.commitSync(Map.of(partition, new OffsetAndMetadata(again.offset() + 1)), Duration.ofSeconds(10));
+
+            ConsumerRecord<String, String> behind = nextRecord(consumer);
+            assertThat(behind.offset()).as("committed: the record behind it").isEqualTo(first.offset() + 1);
+            assertThat(consumer.groupMetadata().generationId()).as("no rebalance").isEqualTo(generation);
+        }
+    }
+
+    @Test
     void shouldLoseTheGroupWithoutKeepAlive() throws Exception {
         String topic = publishTwo("lost");
         try (Consumer<String, String> consumer = consumer("lost")) {
@@ -105,6 +125,12 @@ class KeepAliveConsumerIT {
                 ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, (int) MAX_POLL_INTERVAL.toMillis(),
                 ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 6000,
                 ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 1000), new StringDeserializer(), new StringDeserializer());
+    }
+
+    private static ConsumerRecord<String, String> nextRecord(Consumer<String, String> consumer) {
+        ConsumerRecords<String, String> records = consumer.poll(Duration.ofSeconds(10));
+        assertThat(records.count()).as("one record per poll").isEqualTo(1);
+        return records.iterator().next();
     }
 
     private static ConsumerRecord<String, String> firstRecord(Consumer<String, String> consumer, String topic) {
