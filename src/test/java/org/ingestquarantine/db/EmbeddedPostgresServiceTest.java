@@ -44,6 +44,23 @@ class EmbeddedPostgresServiceTest {
     }
 
     @Test
+    void shouldCommitDurablyWithFsyncAndSynchronousCommitOn() throws Exception {
+        Path folder = Files.createTempDirectory("iq-pg-durable-");
+        try (EmbeddedPostgresService pg = EmbeddedPostgresService.start(folder, 0);
+             Connection c = java.sql.DriverManager.getConnection(pg.jdbcUrl(), pg.user(), pg.password());
+             Statement s = c.createStatement()) {
+            for (String setting : new String[] {"fsync", "synchronous_commit"}) {
+                try (java.sql.ResultSet rs = s.executeQuery("SHOW " + setting)) {
+                    rs.next();
+                    assertThat(rs.getString(1)).as(setting).isEqualTo("on");
+                }
+            }
+        } finally {
+            PostgresTestBase.deleteTree(folder);
+        }
+    }
+
+    @Test
     void shouldFailInOneClearLineWhenTheDatabaseIsUnreachable() throws Exception {
         int port;
         try (ServerSocket s = new ServerSocket(0)) {
