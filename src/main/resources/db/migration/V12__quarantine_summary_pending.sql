@@ -30,6 +30,10 @@ CREATE TABLE quarantine_summary_pending (
     first_seen_max     timestamptz NOT NULL,
     last_seen_max      timestamptz NOT NULL
 );
+-- Folds delete what writes append: the pages they empty are reused once VACUUM has seen them, and until then the
+-- view's scan reads them. Vacuum this table after every fold's worth of deleted rows, without a cost delay.
+ALTER TABLE quarantine_summary_pending SET (autovacuum_vacuum_threshold = 1024, autovacuum_vacuum_scale_factor = 0,
+    autovacuum_vacuum_cost_delay = 0);
 
 -- Every how many pending changes a write folds them (changes, not records: one record statement adds one).
 CREATE FUNCTION quarantine_summary_fold_period() RETURNS bigint LANGUAGE sql IMMUTABLE AS $$ SELECT 1024::bigint $$;
