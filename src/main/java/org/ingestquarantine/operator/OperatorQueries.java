@@ -19,9 +19,9 @@ import org.ingestquarantine.db.SqlTime;
 import org.ingestquarantine.quarantine.Disposition;
 
 /**
- * The operator's aggregate questions in SQL, over the view {@code quarantine_groups} (V12: the summary plus its
- * pending changes), {@code source_summary}, {@code quarantine} and {@code source_totals}. Each is one statement that
- * PostgreSQL answers from the summaries and the index {@code quarantine_group}; no list is cut silently. Every method throws {@link DatabaseAccessException} when
+ * The operator's aggregate questions in SQL, over {@code quarantine}, {@code documents} and
+ * {@code source_totals}. Each is one or two statements that PostgreSQL answers from the indexes of
+ * {@code V4__operator.sql}; no list is cut silently. Every method throws {@link DatabaseAccessException} when
  * the database cannot be read. Thread-safe.
  */
 final class OperatorQueries {
@@ -37,7 +37,7 @@ final class OperatorQueries {
 
     StatsReport stats(String source) {
         String sql = "SELECT source, disposition, sum(attempts) AS records, sum(documents) AS documents,"
-                + " min(first_seen_min) AS oldest, max(first_seen_max) AS newest FROM quarantine_groups"
+                + " min(first_seen_min) AS oldest, max(first_seen_max) AS newest FROM quarantine_summary"
                 + (source == null ? "" : " WHERE source = ?") + " GROUP BY source, disposition ORDER BY source";
         Map<String, List<Object[]>> bySource = new TreeMap<>();
         read("quarantine statistics", sql, s -> {
@@ -83,7 +83,7 @@ final class OperatorQueries {
                            sum(attempts) AS attempts, min(first_seen_min) AS since, max(last_seen_max) AS last_seen,
                            (array_agg(source ORDER BY first_seen_min))[1] AS example_source,
                            (array_agg(owner ORDER BY first_seen_min))[1] AS example_owner
-                    FROM quarantine_groups WHERE disposition = 'open' %s
+                    FROM quarantine_summary WHERE disposition = 'open' %s
                     GROUP BY parser_version, error_class, error_fingerprint
                 )
                 SELECT NULLIF(c.parser_version, '') AS parser_version, c.error_class,
@@ -125,7 +125,7 @@ final class OperatorQueries {
                     SELECT source, sum(documents) FILTER (WHERE disposition = 'open') AS open_n,
                            sum(documents) FILTER (WHERE disposition = 'unindexable') AS unindexable_n,
                            min(first_seen_min) FILTER (WHERE disposition = 'open') AS oldest_open
-                    FROM quarantine_groups GROUP BY source
+                    FROM quarantine_summary GROUP BY source
                 ), sources AS (
                     SELECT source FROM source_totals
                     UNION SELECT source FROM source_summary WHERE indexed > 0
@@ -166,7 +166,7 @@ final class OperatorQueries {
                                                     AND q.first_seen_at >= CAST(? AS timestamptz))
                                 ELSE (SELECT count(*) FROM quarantine q WHERE %1$s
                                       AND q.first_seen_at < CAST(? AS timestamptz)) END AS documents
-                    FROM quarantine_groups s
+                    FROM quarantine_summary s
                     WHERE s.disposition = 'open' AND s.first_seen_min < CAST(? AS timestamptz)
                 )
                 SELECT NULLIF(owner, '') AS owner, source, error_class, NULLIF(error_fingerprint, '') AS error_fingerprint,

@@ -24,9 +24,8 @@ import org.ingestquarantine.parse.ParserVersion;
  * the fingerprint, so every cohort keeps open records). Document ids,
  * fingerprints and cohort membership are assigned by multiplicative permutations, so every share is exact to
  * the document. Each source gets a total ({@code source_totals}) equal to its records. The summaries the
- * operator's questions read ({@code quarantine_summary} through the view {@code quarantine_groups},
- * {@code source_summary}) are filled by the same triggers as for any write, inside the same transaction, and the
- * pending summary changes are folded before the commit.
+ * operator's questions read ({@code quarantine_summary}, {@code source_summary}) are filled by the same
+ * triggers as for any write, inside the same transaction.
  */
 public final class SeedDemo {
 
@@ -181,7 +180,6 @@ public final class SeedDemo {
                     }
                 }
                 s.executeUpdate(totals);
-                s.execute("SELECT quarantine_summary_fold()"); // the bulk insert's pending summary changes
                 s.execute("ANALYZE quarantine");
                 s.execute("ANALYZE quarantine_attempt");
                 c.commit();
@@ -191,7 +189,7 @@ public final class SeedDemo {
             }
             try (Statement s = c.createStatement()) {
                 c.setAutoCommit(true);
-                s.execute("VACUUM ANALYZE quarantine, quarantine_summary, quarantine_summary_pending"); // index-only scans need the visibility map
+                s.execute("VACUUM ANALYZE quarantine, quarantine_summary"); // index-only scans need the visibility map
             }
         } catch (SQLException e) {
             throw new DatabaseAccessException("the demo data set was not written (" + SqlFailure.describe(e)

@@ -45,8 +45,7 @@ import org.ingestquarantine.testsupport.PostgresTestBase;
  * per transaction, with a stack-trace object each, as the pipeline writes them), beside raw single-row upserts and
  * through routes/quarantine.camel.yaml loaded from the file. Embedded PostgreSQL in a
  * temporary folder. Arguments: scales (default {@code 1,10}), rounds per query (default 21), records written
- * per writer count (default 5000). After the writes it times the summary queries again (the writes' summary changes
- * pending, V12).
+ * per writer count (default 5000).
  */
 public final class OperatorBench {
 
@@ -104,19 +103,6 @@ public final class OperatorBench {
                     System.out.printf(Locale.ROOT, "  %-30s %10s %10s %10s%n", "path", "1 writer", "4 writers", "8 writers");
                     rates.forEach((path, r) -> System.out.printf(Locale.ROOT, "  %-30s %10.0f %10.0f %10.0f%n", path,
                             r[0], r[1], r[2]));
-                    // the summary queries again, with the writes' changes pending (V12) and the pages folds emptied
-                    try (java.sql.Connection c = db.dataSource().getConnection();
-                         java.sql.Statement st = c.createStatement();
-                         java.sql.ResultSet rs = st.executeQuery("SELECT count(*), pg_relation_size("
-                                 + "'quarantine_summary_pending') / 8192 FROM quarantine_summary_pending")) {
-                        rs.next();
-                        System.out.printf(Locale.ROOT, "  after the writes: %d summary changes pending in %d pages%n",
-                                rs.getLong(1), rs.getLong(2));
-                    }
-                    time("stats", rounds, () -> service.stats(null));
-                    time("cohorts", rounds, () -> service.cohorts(null, null, null));
-                    time("coverage", rounds, service::coverage);
-                    time("overdue 90d", rounds, () -> service.overdue(Duration.ofDays(90)));
                 }
             } finally {
                 PostgresTestBase.deleteTree(dir);

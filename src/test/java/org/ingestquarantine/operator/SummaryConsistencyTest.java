@@ -35,11 +35,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The summaries the operator's questions read (the view quarantine_groups over quarantine_summary and its pending
- * changes, and source_summary) equal an aggregate over the records and the index after any mix of the writes that
- * change them: failures (new, repeated, with a new fingerprint or parser version, re-opening a repaired record),
- * drain closings, disposes, erasures, payload expiry and index writes, one at a time and from concurrent writers
- * with folds running meanwhile; before a fold and after one (then quarantine_summary alone equals it).
+ * The summaries the operator's questions read (quarantine_summary, source_summary) equal an aggregate over the
+ * records and the index after any mix of the writes that change them: failures (new, repeated, with a new
+ * fingerprint or parser version, re-opening a repaired record), drain closings, disposes, erasures, payload
+ * expiry and index writes, one at a time and from concurrent writers.
  */
 class SummaryConsistencyTest extends PostgresTestBase {
 
@@ -141,48 +140,24 @@ class SummaryConsistencyTest extends PostgresTestBase {
                 return null;
             }));
         }
-        // folds run meanwhile (as a write does every quarantine_summary_fold_period() changes), one at a time
-        java.util.concurrent.atomic.AtomicBoolean writing = new java.util.concurrent.atomic.AtomicBoolean(true);
-        Future<Long> folds = Executors.newSingleThreadExecutor().submit(() -> {
-            long moved = 0;
-            while (writing.get()) {
-                moved += count("SELECT quarantine_summary_fold()");
-                Thread.sleep(5);
-            }
-            return moved;
-        });
         for (Future<?> f : done) {
             f.get();
         }
-        writing.set(false);
-        assertThat(folds.get()).as("changes folded while the writers wrote").isPositive();
         pool.shutdown();
         assertSummariesMatchTheRecords("after concurrent writers");
     }
 
     private void assertSummariesMatchTheRecords(String when) throws Exception {
-        String aggregate = """
-                SELECT source, COALESCE(parser_version, ''), error_class, COALESCE(error_fingerprint, ''), disposition,
-                       COALESCE(owner, ''), count(*), sum(attempts), min(first_seen_at), max(first_seen_at),
-                       max(last_seen_at)
-                FROM quarantine GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6
-                """;
-        String groups = """
-                SELECT source, parser_version, error_class, error_fingerprint, disposition, owner, documents, attempts,
-                       first_seen_min, first_seen_max, last_seen_max
-                FROM quarantine_groups ORDER BY 1, 2, 3, 4, 5, 6
-                """;
-        // what the operator's questions read, with changes still pending
-        assertThat(rows(groups)).as("quarantine_groups before a fold " + when).isEqualTo(rows(aggregate)).isNotEmpty();
-        // a fold moves them into quarantine_summary: the table alone then equals the aggregate
-        assertThat(count("SELECT quarantine_summary_fold()")).as("pending changes folded " + when).isNotNegative();
         assertThat(rows("""
                 SELECT source, parser_version, error_class, error_fingerprint, disposition, owner, documents, attempts,
-                       first_seen_min, first_seen_max, last_seen_max
-                FROM quarantine_summary WHERE NOT stale ORDER BY 1, 2, 3, 4, 5, 6
-                """)).as("quarantine_summary after a fold " + when).isEqualTo(rows(aggregate));
-        assertThat(count("SELECT count(*) FROM quarantine_summary_pending")).as("nothing pending " + when).isZero();
-        assertThat(rows(groups)).as("quarantine_groups after a fold " + when).isEqualTo(rows(aggregate));
+                       first_seen_min, first_seen_max, last_seen_max, stale
+                FROM quarantine_summary ORDER BY 1, 2, 3, 4, 5, 6
+                """)).as("quarantine_summary " + when).isEqualTo(rows("""
+                SELECT source, COALESCE(parser_version, ''), error_class, COALESCE(error_fingerprint, ''), disposition,
+                       COALESCE(owner, ''), count(*), sum(attempts), min(first_seen_at), max(first_seen_at),
+                       max(last_seen_at), false
+                FROM quarantine GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6
+                """)).isNotEmpty();
         assertThat(rows("""
                 SELECT source, indexed, open_indexed, unindexable_indexed FROM source_summary
                 WHERE indexed > 0 ORDER BY 1
