@@ -6,9 +6,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.HashSet;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -35,9 +38,10 @@ import org.slf4j.LoggerFactory;
  * <p>The sender runs every {@code pollInterval} and at once when {@linkplain #wake woken} (after each quarantine).
  * Each row is sent in its own transaction that locks it ({@code FOR UPDATE SKIP LOCKED}) and deletes it before
  * the send, committed after Kafka's acknowledgement: consumers in several processes sharing the database never
- * send one row at the same time, and a database lost before the send sends nothing. Only a process that dies,
- * or a database lost, after Kafka acknowledged a copy and before the row's delete committed sends that copy
- * again (at least once; its {@value KafkaDeadLetters#DLQ_ID} header tells the repeat). A send waits at most
+ * send one row at the same time, and a database lost before the send sends nothing. A database lost after
+ * Kafka acknowledged a copy and before the row's delete committed leaves the row: this process remembers it and
+ * deletes it unsent once the database answers. Only a process that dies in that moment leaves a copy to be sent
+ * again (at least once; {@link KafkaDeadLetters} says how its consumer tells the repeat). A send waits at most
  * {@code sendTimeout}; a failure ends the round, logged once per outage, and the row is tried again next round.
  */
 final class KafkaDeadLetterOutbox implements AutoCloseable {
@@ -50,6 +54,8 @@ final class KafkaDeadLetterOutbox implements AutoCloseable {
     private final Duration sendTimeout;
     private final ScheduledExecutorService sender;
     private volatile boolean failing;
+    /** Rows Kafka acknowledged whose delete did not (visibly) commit; touched by the sender thread only. */
+    private final Set<Long> sentNotDeleted = new HashSet<>();
 
     /**
      * @param dataSource a pool on the migrated schema
@@ -108,8 +114,13 @@ final class KafkaDeadLetterOutbox implements AutoCloseable {
 
     /** @return whether a row was sent (false: none left) */
     private boolean sendOldest() throws SQLException, InterruptedException, ExecutionException, TimeoutException {
+        // rows Kafka acknowledged whose delete was lost with the database: deleted now, never sent again
+        for (Iterator<Long> sent = sentNotDeleted.iterator(); sent.hasNext(); ) {
+            jdbc.update("DELETE FROM kafka_dlq_outbox WHERE outbox_id = ?", sent.next());
+            sent.remove();
+        }
         try {
-            return jdbc.inTransaction(c -> {
+            boolean sent = jdbc.inTransaction(c -> {
                 Optional<Map.Entry<Long, DeadLetterCopy>> row = Jdbc.queryFirst(c, "SELECT outbox_id, topic, record_key, record_value,"
                         + " headers::text AS headers FROM kafka_dlq_outbox ORDER BY outbox_id LIMIT 1 FOR UPDATE SKIP LOCKED",
                         rs -> Map.entry(rs.getLong("outbox_id"), new DeadLetterCopy(rs.getString("topic"), rs.getBytes("record_key"),
@@ -118,16 +129,21 @@ final class KafkaDeadLetterOutbox implements AutoCloseable {
                     return false;
                 }
                 // deleted BEFORE the send, in the same transaction, committed after Kafka's ack: a database lost
-                // before the send sends nothing (the row stays); only one lost between the ack and the commit
-                // leaves a row to be sent twice (consumers of the dead-letter topic can tell by its dlq_id header)
+                // before the send sends nothing (the row stays); one lost between the ack and the commit leaves the
+                // row, which this process then deletes unsent (sentNotDeleted); only a process that dies there
+                // leaves it to be sent twice (consumers of the dead-letter topic can tell, see KafkaDeadLetters)
                 Jdbc.update(c, "DELETE FROM kafka_dlq_outbox WHERE outbox_id = ?", row.get().getKey());
                 try {
                     send(row.get().getValue());
                 } catch (InterruptedException | ExecutionException | TimeoutException e) {
                     throw new SendFailed(e);
                 }
+                // kept until the delete is known to have committed (a commit lost with the database leaves it)
+                sentNotDeleted.add(row.get().getKey());
                 return true;
             });
+            sentNotDeleted.clear();
+            return sent;
         } catch (SendFailed e) {
             Throwable cause = e.getCause();
             if (cause instanceof InterruptedException i) {
