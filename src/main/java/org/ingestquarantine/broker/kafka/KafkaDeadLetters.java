@@ -23,8 +23,8 @@ import org.ingestquarantine.quarantine.QuarantineStore;
  * to the outbox in PostgreSQL ({@link KafkaDeadLetterOutbox}) in the record's transaction: a copy exists if and
  * only if its record committed, and a retried write of an already recorded delivery adds none. The consumer
  * thread does not wait for Kafka: once the exchange completes it {@linkplain #wake wakes} the outbox's sender,
- * which sends the copy (also after a Kafka outage). A copy whose acknowledgement the sender lost may be sent
- * again: the dead-letter consumer drops the repeat by {@value #DLQ_ID} with {@value #ORIGIN_TOPIC},
+ * which sends the copy (also after a Kafka outage). A process that dies between Kafka's acknowledgement of a
+ * copy and the commit of its row's delete leaves it to be sent again: the dead-letter consumer drops the repeat by {@value #DLQ_ID} with {@value #ORIGIN_TOPIC},
  * {@value #ORIGIN_PARTITION} and {@value #ORIGIN_OFFSET} (a document quarantined again from a later message is
  * a new copy under the same {@value #DLQ_ID}).
  */
