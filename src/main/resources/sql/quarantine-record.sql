@@ -16,7 +16,12 @@
 --    summaries the operator reads (quarantine_summary, source_summary) follow by trigger in the same transaction;
 --  * the delivery's attempt in the journal (:#attempt_id, null when there is none, e.g. the DLQ sweeper) is
 --    closed as quarantined in the same statement, so the record and the attempt's close commit together (one
---    round trip, one commit); a repeat of an already recorded delivery closes it too (its outcome is recorded).
+--    round trip, one commit); a repeat of an already recorded delivery closes it too (its outcome is recorded);
+--  * the broker's dead-letter copy, when the row carries one (:#dead_letter_topic not null: Kafka only, see
+--    BrokerAdapter.addDeadLetterCopy), is added to the outbox kafka_dlq_outbox in the same statement, with the
+--    record's error_class, fingerprint (when it has one) and dlq_id added to its headers (DeadLetterCopy): the
+--    copy exists if and only if this attempt's record committed, and a repeat of an already recorded delivery
+--    adds none.
 WITH seen AS (
     SELECT 1 FROM quarantine_attempt
     WHERE delivery_key = CAST(:#delivery_key AS text) AND delivery_count = CAST(:#delivery_count AS integer)
@@ -67,11 +72,18 @@ WITH seen AS (
         reason_code       = CASE WHEN quarantine.disposition = 'unindexable'
                                  THEN quarantine.reason_code ELSE EXCLUDED.reason_code END,
         owner             = COALESCE(quarantine.owner, EXCLUDED.owner)
-    RETURNING dlq_id, attempts
+    RETURNING dlq_id, attempts, error_class, error_fingerprint
 ), closed AS (
     UPDATE attempt_journal SET outcome = 'quarantined', closed_at = CAST(:#seen_at AS timestamptz),
         stage = COALESCE(CAST(:#stage AS text), stage)
     WHERE attempt_id = CAST(:#attempt_id AS bigint)
+), dead_letter AS (
+    INSERT INTO kafka_dlq_outbox (topic, record_key, record_value, headers, created_at)
+    SELECT CAST(:#dead_letter_topic AS text), CAST(:#dead_letter_key AS bytea), CAST(:#dead_letter_value AS bytea),
+        CAST(:#dead_letter_headers AS jsonb) || jsonb_strip_nulls(jsonb_build_object('error_class', error_class,
+            'fingerprint', error_fingerprint, 'dlq_id', dlq_id)), CAST(:#seen_at AS timestamptz)
+    FROM upserted
+    WHERE CAST(:#dead_letter_topic AS text) IS NOT NULL
 )
 INSERT INTO quarantine_attempt (dlq_id, attempt_no, seen_at, error_class, error_type, error_fingerprint,
     reason_code, stage, source_version, payload_sha256, parser_version, delivery_count, delivery_key)

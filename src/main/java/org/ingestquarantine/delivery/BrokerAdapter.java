@@ -2,6 +2,7 @@ package org.ingestquarantine.delivery;
 
 import java.time.Duration;
 import org.apache.camel.Exchange;
+import org.ingestquarantine.quarantine.QuarantineStore;
 
 /**
  * What differs between brokers once a message is in a Camel exchange: its identity, how many times it
@@ -40,6 +41,18 @@ public interface BrokerAdapter {
      * @param delay how long the broker should hold it back; the broker may round it
      */
     void release(Exchange exchange, Duration delay);
+
+    /**
+     * Before the quarantine record's statement (routes/quarantine.camel.yaml): adds to its row, the exchange's
+     * body ({@link QuarantineStore#evidenceRow}), the copy the broker's dead-letter topic gets
+     * ({@link QuarantineStore#addDeadLetterCopy}), so that the statement writes it in the record's transaction
+     * and it exists if and only if the record committed. Default: no copy (SQS and RabbitMQ dead-letter through
+     * their own redrive; only Kafka copies a quarantined record).
+     *
+     * @param exchange a delivery being quarantined, its body the record's row (a mutable map)
+     */
+    default void addDeadLetterCopy(Exchange exchange) {
+    }
 
     /**
      * @return the delivery count at which the broker's own redrive takes the message: a message released at this

@@ -33,6 +33,11 @@ public final class FailureDisposition {
     public static final String RELEASE = "release";
 
     private static final Logger LOG = LoggerFactory.getLogger(FailureDisposition.class);
+    /**
+     * Exchange property set once the broker's count could not be read for this delivery: it is not asked again
+     * (each ask waits out the pool's connection timeout while the database is down).
+     */
+    private static final String COUNT_UNREAD = "iqDeliveryCountUnread";
 
     private final RedeliveryPolicies policies;
     private final ClassifyFailure classification;
@@ -166,17 +171,20 @@ public final class FailureDisposition {
 
     /**
      * @return the delivery count on the exchange; if there is none yet (Kafka, failed before admission), the
-     *     broker's, then kept on the exchange; null if it cannot be read (database unreachable) or there is no key
+     *     broker's, read once per delivery and kept on the exchange; null if it cannot be read (database
+     *     unreachable: not asked again for this delivery) or there is no key
      */
     private Integer knownCount(Exchange exchange) {
         Integer count = exchange.getProperty(PipelineKeys.DELIVERY_COUNT, Integer.class);
-        if (count != null || broker == null || exchange.getProperty(PipelineKeys.DELIVERY_KEY) == null) {
+        if (count != null || broker == null || exchange.getProperty(PipelineKeys.DELIVERY_KEY) == null
+                || exchange.getProperty(COUNT_UNREAD) != null) {
             return count;
         }
         try {
             count = broker.deliveryCount(exchange);
         } catch (RuntimeException e) {
             LOG.warn("{}: delivery count not read ({})", who(exchange), e.getClass().getSimpleName());
+            exchange.setProperty(COUNT_UNREAD, Boolean.TRUE);
             return null;
         }
         exchange.setProperty(PipelineKeys.DELIVERY_COUNT, count);

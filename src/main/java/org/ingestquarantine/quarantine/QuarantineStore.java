@@ -1,5 +1,7 @@
 package org.ingestquarantine.quarantine;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.github.f4b6a3.ulid.UlidCreator;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -44,6 +46,13 @@ public final class QuarantineStore {
     public static final String RECORD_SQL = "sql/quarantine-record.sql";
 
     private static final NamedSql RECORD = NamedSql.load(RECORD_SQL);
+
+    /** Parameters of {@value #RECORD_SQL} that carry the broker's dead-letter copy ({@link #addDeadLetterCopy}). */
+    private static final String DEAD_LETTER_TOPIC = "dead_letter_topic";
+    private static final String DEAD_LETTER_KEY = "dead_letter_key";
+    private static final String DEAD_LETTER_VALUE = "dead_letter_value";
+    private static final String DEAD_LETTER_HEADERS = "dead_letter_headers";
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     /**
      * Camel property holding the number of positional parameters of {@value #RECORD_SQL}, derived from the file
@@ -165,7 +174,31 @@ public final class QuarantineStore {
         row.put("delivery_count", e.deliveryCount());
         // the delivery's attempt in the journal, closed by the same statement; none here (see QuarantineRecorder)
         row.put("attempt_id", null);
+        // the broker's dead-letter copy, written by the same statement; none here (see addDeadLetterCopy)
+        row.put(DEAD_LETTER_TOPIC, null);
+        row.put(DEAD_LETTER_KEY, null);
+        row.put(DEAD_LETTER_VALUE, null);
+        row.put(DEAD_LETTER_HEADERS, null);
         return row;
+    }
+
+    /**
+     * Has the record's statement also write {@code copy} to the dead-letter outbox, in the record's transaction:
+     * the copy exists if and only if the record committed, and a repeat of an already recorded delivery writes
+     * none (see {@value #RECORD_SQL}).
+     *
+     * @param row a row from {@link #evidenceRow}, modified
+     * @param copy the broker's dead-letter copy
+     */
+    public static void addDeadLetterCopy(Map<String, Object> row, DeadLetterCopy copy) {
+        row.put(DEAD_LETTER_TOPIC, copy.topic());
+        row.put(DEAD_LETTER_KEY, copy.key());
+        row.put(DEAD_LETTER_VALUE, copy.value());
+        try {
+            row.put(DEAD_LETTER_HEADERS, JSON.writeValueAsString(copy.headers()));
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("headers are plain strings", e);
+        }
     }
 
     private static OffsetDateTime time(Instant instant) {

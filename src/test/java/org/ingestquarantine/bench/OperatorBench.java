@@ -138,10 +138,11 @@ public final class OperatorBench {
             QuarantineRecorder recorder = new QuarantineRecorder(store, new PipelineVersions(Map.of(),
                     ParserVersion.CURRENT, "bench", "bench"), new PipelineMetrics(new SimpleMeterRegistry()));
             camel.getRegistry().bind("quarantineRecorder", recorder);
-            // the failure path's beans (never called while the store answers) and the attempt's close (the
-            // journal is not part of this benchmark): no-ops
+            // the failure path's beans (never called while the store answers), the attempt's close (the journal
+            // is not part of this benchmark) and the broker's dead-letter copy (none, as on SQS): no-ops
             NoOps noOps = new NoOps();
-            for (String bean : List.of("consumerCircuitBreaker", "failureDisposition", "rethrow", "outcomes")) {
+            for (String bean : List.of("consumerCircuitBreaker", "failureDisposition", "rethrow", "outcomes",
+                    "brokerAdapter")) {
                 camel.getRegistry().bind(bean, noOps);
             }
             camel.getPropertiesComponent().addInitialProperty(QuarantineStore.RECORD_PARAMETERS_PROPERTY,
@@ -192,6 +193,10 @@ public final class OperatorBench {
         }
 
         public void recordNotWritten(Exchange e) {
+        }
+
+        /** As SQS and RabbitMQ: no dead-letter copy. */
+        public void addDeadLetterCopy(Exchange e) {
         }
 
         public void caught(Exchange e) throws Exception {

@@ -2,18 +2,22 @@ package org.ingestquarantine.delivery;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.camel.Exchange;
 import org.apache.camel.impl.DefaultCamelContext;
 import org.apache.camel.support.DefaultExchange;
+import org.ingestquarantine.db.DatabaseUnavailableException;
 import org.ingestquarantine.failure.PermanentInputException;
 import org.ingestquarantine.failure.TransientException;
+import org.ingestquarantine.pipeline.PipelineKeys;
 import org.ingestquarantine.testsupport.ShippedProperties;
 import org.junit.jupiter.api.Test;
 
 /**
  * Ensures a delivery whose count is unknown (Kafka, the journal unreadable because the database is down) is
  * released when its failure is transient, never quarantined for the outage, and is quarantined otherwise so
- * that nothing loops.
+ * that nothing loops, and that the unreadable count is asked for once per delivery, not at every question.
  */
 class FailureDispositionTest {
 
@@ -32,6 +36,44 @@ class FailureDispositionTest {
         Exchange exchange = failedWith(new PermanentInputException("not_pdf", "not a PDF"));
 
         assertThat(disposition.budgetSpent(exchange)).as("a permanent failure with no count must not loop").isTrue();
+    }
+
+    @Test
+    void shouldAskForAnUnreadableDeliveryCountOncePerDelivery() {
+        AtomicInteger asked = new AtomicInteger();
+        BrokerAdapter journalDown = new BrokerAdapter() {
+            @Override
+            public String deliveryKey(Exchange exchange) {
+                return "kafka:ingest/0/7@t";
+            }
+
+            @Override
+            public int deliveryCount(Exchange exchange) {
+                asked.incrementAndGet();
+                throw new DatabaseUnavailableException("the journal is down (each ask waits out the pool's timeout)", null);
+            }
+
+            @Override
+            public boolean countsInJournal() {
+                return true;
+            }
+
+            @Override
+            public void release(Exchange exchange, Duration delay) {
+            }
+        };
+        FailureDisposition kafka = new FailureDisposition(ShippedProperties.policies(),
+                new ClassifyFailure(ErrorTaxonomy.standard()), new InFlightAttempts(), journalDown);
+        Exchange exchange = failedWith(new TransientException("db_unavailable", "the database is down", null));
+        exchange.setProperty(PipelineKeys.DELIVERY_KEY, "kafka:ingest/0/7@t");
+
+        // as the route asks: the error policy's handled, the failure route's decide, the quarantine route's catch
+        kafka.budgetSpent(exchange);
+        kafka.decide(exchange);
+        kafka.recordNotWritten(exchange);
+
+        assertThat(exchange.getProperty(PipelineKeys.DISPOSITION)).isEqualTo(FailureDisposition.RELEASE);
+        assertThat(asked).as("journal reads for one delivery").hasValue(1);
     }
 
     private static Exchange failedWith(Exception failure) {

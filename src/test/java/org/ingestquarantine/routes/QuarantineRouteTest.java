@@ -22,6 +22,9 @@ class QuarantineRouteTest extends RouteTestBase {
         recordStatement.message(0).body().isInstanceOf(java.util.Map.class);
         Exchange done = deliver(1);
         recordStatement.assertIsSatisfied();
+        assertThat(recordStatement.getExchanges().get(0).getIn().getBody(java.util.Map.class))
+                .as("the broker's dead-letter copy goes in the record's own statement")
+                .containsEntry(RouteDoubles.DEAD_LETTER_COPY, true);
         assertThat(done.isFailed()).isFalse();
         assertThat(recorder.recorded).hasSize(1);
         assertThat(outcomes.closed).containsExactly("k1=quarantined");

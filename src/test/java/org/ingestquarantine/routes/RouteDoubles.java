@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -53,6 +54,8 @@ public final class RouteDoubles implements CamelConfiguration {
     public static final String DEATHS = "deaths";
     /** Header telling the guard double that another attempt stays live: it hands the delivery back. */
     public static final String LIVE = "live";
+    /** Key the broker double adds to the record's row where Kafka adds its dead-letter copy. */
+    public static final String DEAD_LETTER_COPY = "deadLetterCopy";
     /** Header telling the guard double that the live attempt it waited for settled the message. */
     public static final String SETTLED_ELSEWHERE = "settledElsewhere";
 
@@ -102,6 +105,13 @@ public final class RouteDoubles implements CamelConfiguration {
         @Override
         public void release(Exchange exchange, Duration delay) {
             releases.put(deliveryKey(exchange), delay);
+        }
+
+        /** Marks the row, as Kafka adds its copy to it: {@value #DEAD_LETTER_COPY} is true. */
+        @Override
+        @SuppressWarnings("unchecked")
+        public void addDeadLetterCopy(Exchange exchange) {
+            exchange.getMessage().getBody(Map.class).put(DEAD_LETTER_COPY, true);
         }
     }
 
@@ -252,7 +262,9 @@ public final class RouteDoubles implements CamelConfiguration {
             if (failing.get()) {
                 throw new QuarantineWriteException("the payload store is down", null);
             }
-            return Map.of("stage", exchange.getProperty(PipelineKeys.STAGE, String.class));
+            Map<String, Object> row = new HashMap<>();
+            row.put("stage", exchange.getProperty(PipelineKeys.STAGE, String.class));
+            return row;
         }
 
         public void committed(Exchange exchange) {

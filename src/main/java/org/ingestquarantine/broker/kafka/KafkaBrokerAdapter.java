@@ -1,6 +1,7 @@
 package org.ingestquarantine.broker.kafka;
 
 import java.time.Duration;
+import java.util.Map;
 import org.apache.camel.Exchange;
 import org.apache.camel.component.kafka.KafkaConstants;
 import org.apache.camel.component.kafka.consumer.KafkaManualCommit;
@@ -32,8 +33,9 @@ import org.slf4j.LoggerFactory;
  * {@code allowManualCommit=true} and no commit factory, so camel-kafka 4.17 uses its no-op commit manager
  * and commits nothing by itself. When the exchange completes (indexed, skipped, or quarantined with the
  * record committed) this adapter commits exactly the record's own partition at offset + 1 (camel-kafka's
- * {@link KafkaManualCommit}, a synchronous {@code commitSync}); a quarantined record is first copied to the
- * dead-letter topic ({@link KafkaDeadLetters}). A failed exchange commits nothing.
+ * {@link KafkaManualCommit}, a synchronous {@code commitSync}). A quarantined record's copy for the dead-letter
+ * topic ({@link KafkaDeadLetters}) is written with its quarantine record ({@link #addDeadLetterCopy}), and its
+ * sender woken before the offset is committed. A failed exchange commits nothing.
  *
  * <p><b>Release.</b> {@link #release} closes the attempt as released, then waits the back-off on the
  * consumer thread, capped at {@code maxReleaseWait} (property {@code kafka.release-max-wait-ms}; keep it well under the consumer's {@code max.poll.interval.ms},
@@ -45,6 +47,8 @@ import org.slf4j.LoggerFactory;
 public final class KafkaBrokerAdapter implements BrokerAdapter {
 
     private static final String TRACKED = "iqKafkaTracked";
+    /** Exchange property: the record as consumed ({@link KafkaDeadLetters.Origin}), for its dead-letter copy. */
+    private static final String ORIGIN = "iqKafkaOrigin";
     private static final Logger LOG = LoggerFactory.getLogger(KafkaBrokerAdapter.class);
 
     private final AttemptJournal journal;
@@ -102,6 +106,27 @@ public final class KafkaBrokerAdapter implements BrokerAdapter {
         return true;
     }
 
+    /**
+     * Adds the record's dead-letter copy (key and value as consumed, {@link KafkaDeadLetters}) to its quarantine
+     * record's row: the record's statement writes it to the outbox in the same transaction.
+     *
+     * @param exchange a delivery being quarantined, its body the record's row
+     */
+    @Override
+    public void addDeadLetterCopy(Exchange exchange) {
+        KafkaDeadLetters.Origin origin = exchange.getProperty(ORIGIN, KafkaDeadLetters.Origin.class);
+        if (origin == null) {
+            throw new IllegalStateException("no consumed Kafka record on the exchange: " + KafkaBrokerAdapter.class.getSimpleName()
+                    + ".deliveryKey was not asked first");
+        }
+        @SuppressWarnings("unchecked")
+        Map<String, Object> row = exchange.getMessage().getBody(Map.class);
+        if (row == null) {
+            throw new IllegalStateException("the body is not the quarantine record's row");
+        }
+        deadLetters.addTo(origin, row);
+    }
+
     @Override
     public void release(Exchange exchange, Duration delay) {
         Long attemptId = exchange.getProperty(PipelineKeys.ATTEMPT_ID, Long.class);
@@ -132,12 +157,13 @@ public final class KafkaBrokerAdapter implements BrokerAdapter {
         }
         exchange.setProperty(TRACKED, Boolean.TRUE);
         String key = keyOf(exchange);
-        KafkaDeadLetters.Origin origin = KafkaDeadLetters.Origin.of(exchange);
+        exchange.setProperty(ORIGIN, KafkaDeadLetters.Origin.of(exchange));
         exchange.getExchangeExtension().addOnCompletion(new Synchronization() {
             @Override
             public void onComplete(Exchange done) {
                 if (FailureDisposition.QUARANTINE.equals(done.getProperty(PipelineKeys.DISPOSITION))) {
-                    deadLetters.send(origin, done);
+                    // its copy committed with the record: the outbox's sender sends it now, on its own thread
+                    deadLetters.wake();
                 }
                 commit.commit();
                 LOG.debug("committed {}", key);

@@ -5,11 +5,13 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
-import java.time.Clock;
 import java.time.Duration;
+import java.util.HashSet;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -22,19 +24,24 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.ingestquarantine.db.Jdbc;
 import org.ingestquarantine.db.SqlFailure;
+import org.ingestquarantine.quarantine.DeadLetterCopy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The dead-letter copies on their way to Kafka (table {@code kafka_dlq_outbox}, migration V8). The consumer
- * thread only {@linkplain #add adds} a copy (one INSERT) and goes on; one sender thread of its own sends the
- * rows oldest first and deletes each once Kafka acknowledged it. While Kafka is away the rows wait in
- * PostgreSQL and are sent when it returns, also by the next process if this one stops first.
+ * The dead-letter copies on their way to Kafka (table {@code kafka_dlq_outbox}, migration V8). A copy's row is
+ * written by its quarantine record's own statement ({@code sql/quarantine-record.sql}, see
+ * {@link KafkaDeadLetters}), so a row exists if and only if its record committed; one sender thread of this
+ * class sends the rows oldest first and deletes each once Kafka acknowledged it. While Kafka is away the rows
+ * wait in PostgreSQL and are sent when it returns, also by the next process if this one stops first.
  *
- * <p>The sender runs every {@code pollInterval} and at once after each add. Each row is sent in its own
- * transaction that locks it ({@code FOR UPDATE SKIP LOCKED}), so consumers in several processes sharing the
- * database never send one row twice at the same time; a process that dies after Kafka acknowledged a copy
- * and before the row's delete committed sends that copy again (at least once). A send waits at most
+ * <p>The sender runs every {@code pollInterval} and at once when {@linkplain #wake woken} (after each quarantine).
+ * Each row is sent in its own transaction that locks it ({@code FOR UPDATE SKIP LOCKED}) and deletes it before
+ * the send, committed after Kafka's acknowledgement: consumers in several processes sharing the database never
+ * send one row at the same time, and a database lost before the send sends nothing. A database lost after
+ * Kafka acknowledged a copy and before the row's delete committed leaves the row: this process remembers it and
+ * deletes it unsent once the database answers. Only a process that dies in that moment leaves a copy to be sent
+ * again (at least once; {@link KafkaDeadLetters} says how its consumer tells the repeat). A send waits at most
  * {@code sendTimeout}; a failure ends the round, logged once per outage, and the row is tried again next round.
  */
 final class KafkaDeadLetterOutbox implements AutoCloseable {
@@ -45,46 +52,28 @@ final class KafkaDeadLetterOutbox implements AutoCloseable {
     private final Jdbc jdbc;
     private final Producer<byte[], byte[]> producer;
     private final Duration sendTimeout;
-    private final Clock clock;
     private final ScheduledExecutorService sender;
     private volatile boolean failing;
-
-    /** One copy: where it goes, its key and value bytes unchanged, its headers as text. */
-    record Copy(String topic, byte[] key, byte[] value, Map<String, String> headers) {
-    }
+    /** Rows Kafka acknowledged whose delete did not (visibly) commit; touched by the sender thread only. */
+    private final Set<Long> sentNotDeleted = new HashSet<>();
 
     /**
      * @param dataSource a pool on the migrated schema
      * @param producer a producer of raw bytes the caller closes
      * @param sendTimeout how long one send may wait for Kafka's acknowledgement
      * @param pollInterval how often the sender looks for rows left by an earlier failure or process
-     * @param clock gives created_at
      */
     KafkaDeadLetterOutbox(DataSource dataSource, Producer<byte[], byte[]> producer, Duration sendTimeout,
-                          Duration pollInterval, Clock clock) {
+                          Duration pollInterval) {
         this.jdbc = new Jdbc(dataSource);
         this.producer = producer;
         this.sendTimeout = sendTimeout;
-        this.clock = clock;
         this.sender = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "kafka-dlq-outbox");
             t.setDaemon(true);
             return t;
         });
         sender.scheduleWithFixedDelay(this::sendAll, pollInterval.toMillis(), pollInterval.toMillis(), TimeUnit.MILLISECONDS);
-    }
-
-    /**
-     * Keeps a copy for sending and wakes the sender; returns without waiting for Kafka.
-     *
-     * @param copy the dead-letter record
-     * @throws SQLException when the row cannot be written (the caller decides what then)
-     */
-    void add(Copy copy) throws SQLException {
-        jdbc.update("INSERT INTO kafka_dlq_outbox (topic, record_key, record_value, headers, created_at)"
-                        + " VALUES (?, CAST(? AS bytea), CAST(? AS bytea), CAST(? AS jsonb), ?)",
-                copy.topic(), copy.key(), copy.value(), json(copy.headers()), clock.instant());
-        wake();
     }
 
     /** Asks the sender for a round now (it runs on its own thread). */
@@ -125,26 +114,36 @@ final class KafkaDeadLetterOutbox implements AutoCloseable {
 
     /** @return whether a row was sent (false: none left) */
     private boolean sendOldest() throws SQLException, InterruptedException, ExecutionException, TimeoutException {
+        // rows Kafka acknowledged whose delete was lost with the database: deleted now, never sent again
+        for (Iterator<Long> sent = sentNotDeleted.iterator(); sent.hasNext(); ) {
+            jdbc.update("DELETE FROM kafka_dlq_outbox WHERE outbox_id = ?", sent.next());
+            sent.remove();
+        }
         try {
-            return jdbc.inTransaction(c -> {
-                Optional<Map.Entry<Long, Copy>> row = Jdbc.queryFirst(c, "SELECT outbox_id, topic, record_key, record_value,"
+            boolean sent = jdbc.inTransaction(c -> {
+                Optional<Map.Entry<Long, DeadLetterCopy>> row = Jdbc.queryFirst(c, "SELECT outbox_id, topic, record_key, record_value,"
                         + " headers::text AS headers FROM kafka_dlq_outbox ORDER BY outbox_id LIMIT 1 FOR UPDATE SKIP LOCKED",
-                        rs -> Map.entry(rs.getLong("outbox_id"), new Copy(rs.getString("topic"), rs.getBytes("record_key"),
+                        rs -> Map.entry(rs.getLong("outbox_id"), new DeadLetterCopy(rs.getString("topic"), rs.getBytes("record_key"),
                                 rs.getBytes("record_value"), headers(rs.getString("headers")))));
                 if (row.isEmpty()) {
                     return false;
                 }
                 // deleted BEFORE the send, in the same transaction, committed after Kafka's ack: a database lost
-                // before the send sends nothing (the row stays); only one lost between the ack and the commit
-                // leaves a row to be sent twice (consumers of the dead-letter topic can tell by its dlq_id header)
+                // before the send sends nothing (the row stays); one lost between the ack and the commit leaves the
+                // row, which this process then deletes unsent (sentNotDeleted); only a process that dies there
+                // leaves it to be sent twice (consumers of the dead-letter topic can tell, see KafkaDeadLetters)
                 Jdbc.update(c, "DELETE FROM kafka_dlq_outbox WHERE outbox_id = ?", row.get().getKey());
                 try {
                     send(row.get().getValue());
                 } catch (InterruptedException | ExecutionException | TimeoutException e) {
                     throw new SendFailed(e);
                 }
+                // kept until the delete is known to have committed (a commit lost with the database leaves it)
+                sentNotDeleted.add(row.get().getKey());
                 return true;
             });
+            sentNotDeleted.clear();
+            return sent;
         } catch (SendFailed e) {
             Throwable cause = e.getCause();
             if (cause instanceof InterruptedException i) {
@@ -157,7 +156,7 @@ final class KafkaDeadLetterOutbox implements AutoCloseable {
         }
     }
 
-    private void send(Copy copy) throws InterruptedException, ExecutionException, TimeoutException {
+    private void send(DeadLetterCopy copy) throws InterruptedException, ExecutionException, TimeoutException {
         RecordHeaders headers = new RecordHeaders();
         copy.headers().forEach((k, v) -> headers.add(k, v.getBytes(StandardCharsets.UTF_8)));
         producer.send(new ProducerRecord<>(copy.topic(), null, copy.key(), copy.value(), headers))
@@ -168,14 +167,6 @@ final class KafkaDeadLetterOutbox implements AutoCloseable {
     private static final class SendFailed extends RuntimeException {
         SendFailed(Throwable cause) {
             super(cause);
-        }
-    }
-
-    private static String json(Map<String, String> headers) {
-        try {
-            return JSON.writeValueAsString(headers);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException("headers are plain strings", e);
         }
     }
 

@@ -1,39 +1,32 @@
 package org.ingestquarantine.broker.kafka;
 
 import java.nio.charset.StandardCharsets;
-import java.sql.SQLException;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Optional;
 import org.apache.camel.Exchange;
 import org.apache.camel.component.kafka.KafkaConstants;
-import org.apache.kafka.clients.producer.Producer;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.header.internals.RecordHeaders;
-import org.ingestquarantine.db.SqlFailure;
-import org.ingestquarantine.pipeline.IngestMessage;
-import org.ingestquarantine.pipeline.PipelineKeys;
-import org.ingestquarantine.quarantine.QuarantineRecord;
-import org.ingestquarantine.quarantine.QuarantineRecorder;
+import org.ingestquarantine.quarantine.DeadLetterCopy;
 import org.ingestquarantine.quarantine.QuarantineStore;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * Copies a quarantined ingest record to the dead-letter topic ({@code <topic>.dlq}, default
- * {@code ingest.dlq}), after its quarantine record committed and before its offset is committed.
+ * Copies a quarantined ingest record to the dead-letter topic ({@code <topic>.dlq}, default {@code ingest.dlq}),
+ * exactly once per quarantine record.
  *
  * <p>The copy keeps the original key and value bytes unchanged (the consumer reads both as raw bytes, so a
  * record that is not UTF-8 or not JSON is copied as it came) and carries only these headers, UTF-8 strings
  * (read them with camel-kafka's {@code ToStringKafkaHeaderDeserializer}): {@value #ORIGIN_TOPIC},
  * {@value #ORIGIN_PARTITION}, {@value #ORIGIN_OFFSET}, {@value #ERROR_CLASS} (e.g. {@code ambiguous_parse}),
- * {@value #FINGERPRINT} and {@value #DLQ_ID} (the quarantine record's id). The original record's own headers
- * are not copied.
+ * {@value #FINGERPRINT} (when the record has one) and {@value #DLQ_ID} (the quarantine record's id). The original
+ * record's own headers are not copied.
  *
- * <p>The consumer thread does not wait for Kafka: the copy is written to the outbox in PostgreSQL
- * ({@link KafkaDeadLetterOutbox}) and sent from there by a thread of its own, also after a Kafka outage. Only
- * if that write fails (PostgreSQL went away right after the record committed) is the copy sent directly,
- * without waiting; a failure of that send is logged and the quarantine table still has the record.
+ * <p>The copy is {@linkplain #addTo added to the quarantine record's row}, so the record's own statement writes it
+ * to the outbox in PostgreSQL ({@link KafkaDeadLetterOutbox}) in the record's transaction: a copy exists if and
+ * only if its record committed, and a retried write of an already recorded delivery adds none. The consumer
+ * thread does not wait for Kafka: once the exchange completes it {@linkplain #wake wakes} the outbox's sender,
+ * which sends the copy (also after a Kafka outage). A process that dies between Kafka's acknowledgement of a
+ * copy and the commit of its row's delete leaves it to be sent again: the dead-letter consumer drops the repeat by {@value #DLQ_ID} with {@value #ORIGIN_TOPIC},
+ * {@value #ORIGIN_PARTITION} and {@value #ORIGIN_OFFSET} (a document quarantined again from a later message is
+ * a new copy under the same {@value #DLQ_ID}).
  */
 public final class KafkaDeadLetters {
 
@@ -43,32 +36,23 @@ public final class KafkaDeadLetters {
     public static final String ORIGIN_PARTITION = "origin_partition";
     /** Header: its offset, decimal. */
     public static final String ORIGIN_OFFSET = "origin_offset";
-    /** Header: the quarantine record's error class code. */
-    public static final String ERROR_CLASS = "error_class";
-    /** Header: the quarantine record's error fingerprint. */
-    public static final String FINGERPRINT = "fingerprint";
-    /** Header: the quarantine record's dlq_id (ULID). */
-    public static final String DLQ_ID = "dlq_id";
-
-    private static final Logger LOG = LoggerFactory.getLogger(KafkaDeadLetters.class);
+    /** Header: the quarantine record's error class code, added by the record's statement. */
+    public static final String ERROR_CLASS = DeadLetterCopy.ERROR_CLASS_HEADER;
+    /** Header: the quarantine record's error fingerprint, added by the record's statement when it has one. */
+    public static final String FINGERPRINT = DeadLetterCopy.FINGERPRINT_HEADER;
+    /** Header: the quarantine record's dlq_id (ULID), added by the record's statement. */
+    public static final String DLQ_ID = DeadLetterCopy.ID_HEADER;
 
     private final KafkaDeadLetterOutbox outbox;
-    private final Producer<byte[], byte[]> producer;
     private final String topic;
-    private final QuarantineStore store;
 
     /**
-     * @param outbox where copies wait for Kafka
-     * @param producer for the direct send when the outbox cannot be written; the caller closes it
+     * @param outbox where copies wait for Kafka; woken once a copy committed
      * @param topic the dead-letter topic
-     * @param store finds the committed record when the exchange no longer carries it
      */
-    KafkaDeadLetters(KafkaDeadLetterOutbox outbox, Producer<byte[], byte[]> producer, String topic,
-                     QuarantineStore store) {
+    KafkaDeadLetters(KafkaDeadLetterOutbox outbox, String topic) {
         this.outbox = outbox;
-        this.producer = producer;
         this.topic = topic;
-        this.store = store;
     }
 
     /** @return the dead-letter topic */
@@ -105,50 +89,22 @@ public final class KafkaDeadLetters {
     }
 
     /**
+     * Adds the dead-letter copy of a record being quarantined to its quarantine record's row, so the record's
+     * statement writes it to the outbox in the record's transaction.
+     *
      * @param origin the consumed record
-     * @param exchange its completed exchange, quarantined
+     * @param row the quarantine record's row ({@link QuarantineStore#evidenceRow}), modified
      */
-    void send(Origin origin, Exchange exchange) {
-        Optional<QuarantineRecord> record = recordOf(exchange);
-        if (record.isEmpty()) {
-            LOG.warn("no quarantine record found for {}/{}/{}; nothing copied to {}", origin.topic(), origin.partition(),
-                    origin.offset(), topic);
-            return;
-        }
-        QuarantineRecord r = record.get();
+    void addTo(Origin origin, Map<String, Object> row) {
         Map<String, String> headers = new LinkedHashMap<>();
         headers.put(ORIGIN_TOPIC, origin.topic());
         headers.put(ORIGIN_PARTITION, Integer.toString(origin.partition()));
         headers.put(ORIGIN_OFFSET, Long.toString(origin.offset()));
-        headers.put(ERROR_CLASS, r.errorClass().code());
-        if (r.errorFingerprint() != null) {
-            headers.put(FINGERPRINT, r.errorFingerprint());
-        }
-        headers.put(DLQ_ID, r.dlqId());
-        KafkaDeadLetterOutbox.Copy copy = new KafkaDeadLetterOutbox.Copy(topic, origin.key(), origin.value(), headers);
-        try {
-            outbox.add(copy);
-        } catch (SQLException e) {
-            LOG.warn("dead-letter copy of {} not written to the outbox ({}); sending it directly", r.dlqId(),
-                    SqlFailure.describe(e));
-            RecordHeaders h = new RecordHeaders();
-            headers.forEach((k, v) -> h.add(k, v.getBytes(StandardCharsets.UTF_8)));
-            producer.send(new ProducerRecord<>(topic, null, copy.key(), copy.value(), h), (meta, failed) -> {
-                if (failed != null) {
-                    LOG.warn("could not copy quarantined record {} to {} ({}); the quarantine table has it", r.dlqId(),
-                            topic, failed.getClass().getSimpleName());
-                }
-            });
-        }
+        QuarantineStore.addDeadLetterCopy(row, new DeadLetterCopy(topic, origin.key(), origin.value(), headers));
     }
 
-    private Optional<QuarantineRecord> recordOf(Exchange exchange) {
-        if (exchange.getMessage().getBody() instanceof QuarantineRecord r) {
-            return Optional.of(r);
-        }
-        IngestMessage message = exchange.getProperty(PipelineKeys.MESSAGE, IngestMessage.class);
-        String source = message == null ? QuarantineRecorder.INVALID_MESSAGES_SOURCE : message.source();
-        String docId = message == null ? exchange.getProperty(PipelineKeys.DELIVERY_KEY, String.class) : message.docId();
-        return store.find(source, docId);
+    /** Has the outbox's sender send what committed, now, on its own thread (no database or Kafka call here). */
+    void wake() {
+        outbox.wake();
     }
 }

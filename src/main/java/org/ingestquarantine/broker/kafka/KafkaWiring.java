@@ -1,6 +1,5 @@
 package org.ingestquarantine.broker.kafka;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import org.apache.kafka.clients.admin.Admin;
@@ -56,10 +55,9 @@ public final class KafkaWiring implements BrokerWiring {
         setup.closeOnStop().accept(keepAlive);
         setup.registry().bind(KafkaKeepAlive.BEAN, keepAlive);
         KafkaDeadLetterOutbox outbox = new KafkaDeadLetterOutbox(setup.dataSource(), producer, timeout,
-                settings.requiredMillis("kafka.dlq-outbox-poll-ms"), Clock.systemUTC());
+                settings.requiredMillis("kafka.dlq-outbox-poll-ms"));
         setup.closeOnStop().accept(outbox);
-        KafkaDeadLetters deadLetters = new KafkaDeadLetters(outbox, producer, settings.required("kafka.dlq-topic"),
-                setup.store());
+        KafkaDeadLetters deadLetters = new KafkaDeadLetters(outbox, settings.required("kafka.dlq-topic"));
         return new KafkaBrokerAdapter(setup.journal(), topicIds, deadLetters, settings.requiredMillis("kafka.release-max-wait-ms"));
     }
 }
