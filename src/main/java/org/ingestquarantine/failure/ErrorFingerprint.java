@@ -14,6 +14,11 @@ import java.util.Map;
  * name (for a {@link RemoteCause}, the original type {@link RemoteCause#remoteType()}) and its top
  * {@value #FRAMES} stack frames written as {@code class.method}. Line numbers and messages are left out,
  * so the fingerprint survives unrelated edits and never depends on document content.
+ *
+ * <p>Frames of the JVM's call plumbing do not count ({@link #isPlumbing(String)}): reflection accessors change
+ * name within one JVM ({@code NativeMethodAccessorImpl} becomes {@code GeneratedMethodAccessor8} after the
+ * JVM's inflation threshold, 15 calls by default) and lambda and proxy classes are named per run, so counting
+ * them split one failure of a bean method into several cohorts.
  */
 public final class ErrorFingerprint {
 
@@ -32,11 +37,31 @@ public final class ErrorFingerprint {
     public static String of(Throwable failure) {
         Throwable root = rootCause(failure);
         StringBuilder key = new StringBuilder(typeName(root));
-        StackTraceElement[] frames = root.getStackTrace();
-        for (int i = 0; i < Math.min(FRAMES, frames.length); i++) {
-            key.append('\n').append(frames[i].getClassName()).append('.').append(frames[i].getMethodName());
+        int counted = 0;
+        for (StackTraceElement frame : root.getStackTrace()) {
+            if (counted == FRAMES) {
+                break;
+            }
+            if (!isPlumbing(frame.getClassName())) {
+                key.append('\n').append(frame.getClassName()).append('.').append(frame.getMethodName());
+                counted++;
+            }
         }
         return HexFormat.of().formatHex(sha256(key.toString())).substring(0, LENGTH);
+    }
+
+    /**
+     * @param className a stack frame's class name
+     * @return whether the frame is the JVM's call plumbing, whose names are not stable: reflection
+     *     ({@code jdk.internal.reflect.}, {@code sun.reflect.}, {@code java.lang.reflect.}), method handles
+     *     ({@code java.lang.invoke.}), dynamic proxies ({@code jdk.proxy}, {@code com.sun.proxy.}) and lambdas
+     *     ({@code $$Lambda})
+     */
+    static boolean isPlumbing(String className) {
+        return className.startsWith("jdk.internal.reflect.") || className.startsWith("sun.reflect.")
+                || className.startsWith("java.lang.reflect.") || className.startsWith("java.lang.invoke.")
+                || className.startsWith("jdk.proxy") || className.startsWith("com.sun.proxy.")
+                || className.contains("$$Lambda");
     }
 
     /**

@@ -49,6 +49,33 @@ class ErrorFingerprintTest {
     }
 
     @Test
+    void shouldShareOneFingerprintWhetherABeanWasCalledByANativeOrAGeneratedReflectionAccessor() {
+        // a bean method that throws, called by Camel through reflection: the JVM swaps its accessor after 15 calls
+        IllegalStateException early = beanFailure("jdk.internal.reflect.NativeMethodAccessorImpl", "invoke0",
+                "jdk.internal.reflect.NativeMethodAccessorImpl");
+        IllegalStateException later = beanFailure("jdk.internal.reflect.GeneratedMethodAccessor8", "invoke",
+                "jdk.internal.reflect.DelegatingMethodAccessorImpl");
+        IllegalStateException viaLambda = beanFailure("org.ingestquarantine.pipeline.Stages$$Lambda$412/0x0000000800c41a38",
+                "apply", "java.lang.invoke.LambdaForm$DMH/0x0000000800c44000");
+
+        assertThat(ErrorFingerprint.of(early)).isEqualTo(ErrorFingerprint.of(later)).isEqualTo(ErrorFingerprint.of(viaLambda));
+        assertThat(ErrorFingerprint.of(early)).as("the place still counts")
+                .isNotEqualTo(ErrorFingerprint.of(failure(IllegalStateException.class, "x", 1)));
+    }
+
+    private static IllegalStateException beanFailure(String accessor, String method, String next) {
+        IllegalStateException e = new IllegalStateException("the document has 0 bytes");
+        e.setStackTrace(new StackTraceElement[] {
+                new StackTraceElement("org.ingestquarantine.ingest.Preflight", "check", "Preflight.java", 40),
+                new StackTraceElement(accessor, method, null, -1),
+                new StackTraceElement(next, "invoke", null, -1),
+                new StackTraceElement("java.lang.reflect.Method", "invoke", "Method.java", 568),
+                new StackTraceElement("org.apache.camel.support.ObjectHelper", "invokeMethodSafe", "ObjectHelper.java", 364),
+                new StackTraceElement("org.apache.camel.component.bean.MethodInfo", "invoke", "MethodInfo.java", 481)});
+        return e;
+    }
+
+    @Test
     void shouldUseTheRootCauseSoWrappingDoesNotMatter() {
         IOException root = failure(IOException.class, "x", 1);
         RuntimeException wrapped = new RuntimeException("outer", new IllegalStateException("middle", root));
