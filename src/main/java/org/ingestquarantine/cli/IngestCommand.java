@@ -21,6 +21,7 @@ import org.ingestquarantine.ingest.SourceAccess;
 import org.ingestquarantine.ingest.SourceRoots;
 import org.ingestquarantine.ingest.SourceTotals;
 import org.ingestquarantine.pipeline.IngestMessage;
+import org.ingestquarantine.quarantine.QuarantineRecorder;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -66,6 +67,22 @@ final class IngestCommand implements Callable<Integer> {
     @Option(names = "--timeout-s", defaultValue = "1800", description = "Seconds to wait for every outcome (default: ${DEFAULT-VALUE}).")
     long timeoutSeconds;
 
+    /**
+     * @return why {@code name} cannot name a source (the message schema's rules, or the name reserved for
+     *     unreadable messages), or null if it can
+     */
+    private static String refusedSource(String name) {
+        if (name.equals(QuarantineRecorder.INVALID_MESSAGES_SOURCE)) {
+            return "'" + name + "' is reserved for messages that cannot be read";
+        }
+        try {
+            IngestMessage.checkSource(name);
+            return null;
+        } catch (org.ingestquarantine.pipeline.InvalidIdentityException e) {
+            return e.getMessage();
+        }
+    }
+
     @Override
     public Integer call() throws Exception {
         PrintWriter err = spec.commandLine().getErr();
@@ -73,11 +90,18 @@ final class IngestCommand implements Callable<Integer> {
             return 2;
         }
         if (!Files.isDirectory(folder)) {
-            err.println("ingest: " + folder + " is not a folder (it does not exist, or is a file)");
+            err.println("ingest: " + folder + " is not a folder (it does not exist, or is a file);"
+                    + " try 'ingest-quarantine ingest --help' for usage");
             return 2;
         }
         Path root = folder.toAbsolutePath().normalize();
         String sourceName = source != null ? source : root.getFileName() == null ? "local" : root.getFileName().toString();
+        String refused = refusedSource(sourceName);
+        if (refused != null) {
+            err.println("ingest: " + (source != null ? "--source" : "the folder's name, the default source,") + " "
+                    + refused + "; give a valid --source; try 'ingest-quarantine ingest --help' for usage");
+            return 2;
+        }
         List<Path> files = listFiles(root);
         long started = System.nanoTime();
         // the folder is the source's one root: its files may be read, nothing else (DESIGN.md §9)

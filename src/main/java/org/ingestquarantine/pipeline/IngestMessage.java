@@ -118,6 +118,19 @@ public record IngestMessage(String source, String docId, URI uri, String sourceV
         }
     }
 
+    /**
+     * Checks a source name against the message schema's rules for {@code source}, as a message naming it would be
+     * checked (for names given on a command line, before any message is published).
+     *
+     * @param source the name
+     * @return {@code source}, unchanged
+     * @throws InvalidIdentityException if it is longer than the schema's maxLength or holds a control character;
+     *     its message names the rule and the value in its {@link LogSafe} form
+     */
+    public static String checkSource(String source) {
+        return SOURCE_RULE.check(source);
+    }
+
     /** An identity field's {@code maxLength} (in code points, as JSON Schema counts) and {@code pattern}. */
     private record IdentityRule(String field, int maxLength, Pattern pattern) {
 

@@ -71,6 +71,20 @@ class IngestCommandIT {
         assertThat(err.toString().strip()).contains("is not a folder").doesNotContain("\n").doesNotContain("Exception");
     }
 
+    @Test
+    void shouldRefuseASourceNameThatNoMessageCouldCarryWithOneLine(@TempDir Path folder) throws Exception {
+        java.nio.file.Files.writeString(folder.resolve("a.pdf"), "%PDF-1.4");
+        for (String bad : new String[] {"x".repeat(300), "x\ny", "_invalid_messages"}) {
+            StringWriter err = new StringWriter();
+            CommandLine cli = new CommandLine(new IngestQuarantineCli()).setErr(new PrintWriter(err));
+            int code = cli.execute("ingest", folder.toString(), "--source", bad, "--data-dir", data.toString());
+            assertThat(code).as("exit code for --source of %d characters", bad.length()).isEqualTo(2);
+            assertThat(err.toString().strip()).contains("--source").contains("--help").doesNotContain("\n")
+                    .doesNotContain("x\ny");
+        }
+        assertThat(java.nio.file.Files.exists(data.resolve("postgres"))).as("nothing started").isFalse();
+    }
+
     private static JsonNode run(String... args) throws Exception {
         StringWriter out = new StringWriter();
         CommandLine cli = new CommandLine(new IngestQuarantineCli()).setOut(new PrintWriter(out));
