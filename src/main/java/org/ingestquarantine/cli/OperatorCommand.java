@@ -24,6 +24,9 @@ import picocli.CommandLine.Spec;
  */
 abstract class OperatorCommand implements Callable<Integer> {
 
+    /** The embedded database's folder inside a data folder (as the pipeline and {@code OperatorRuntime} create it). */
+    static final String EMBEDDED_DATABASE_FOLDER = "postgres";
+
     @Spec
     CommandSpec spec;
 
@@ -47,11 +50,19 @@ abstract class OperatorCommand implements Callable<Integer> {
             err.println(name + ": " + e.getMessage() + "; try '" + spec.qualifiedName() + " --help' for usage");
             return 2;
         }
-        if (!createsDataDir() && !java.nio.file.Files.isDirectory(common.dataDir)
-                && "embedded".equals(ProfileProperties.load(common.profile, Map.of()).required("db.mode"))) {
-            err.println(name + ": no data folder " + common.dataDir.toAbsolutePath()
-                    + " (nothing has run there; pass the --data-dir of an ingest, run or seed-demo)");
-            return 1;
+        if (!createsDataDir() && "embedded".equals(ProfileProperties.load(common.profile, Map.of()).required("db.mode"))) {
+            if (!java.nio.file.Files.isDirectory(common.dataDir)) {
+                err.println(name + ": no data folder " + common.dataDir.toAbsolutePath()
+                        + " (nothing has run there; pass the --data-dir of an ingest, run or seed-demo)");
+                return 1;
+            }
+            if (!java.nio.file.Files.isDirectory(common.dataDir.resolve(EMBEDDED_DATABASE_FOLDER))) {
+                // e.g. a documents folder given by mistake: a database created there would be walked as documents
+                err.println(name + ": no data folder " + common.dataDir.toAbsolutePath() + " (it holds no "
+                        + EMBEDDED_DATABASE_FOLDER + "/ database folder: not the data folder of an ingest, run or"
+                        + " seed-demo; pass theirs)");
+                return 1;
+            }
         }
         try (OperatorRuntime runtime = OperatorRuntime.open(common.profile, common.dataDir, Map.of())) {
             return execute(runtime, spec.commandLine().getOut());

@@ -52,4 +52,12 @@ class CliArgumentsTest {
         assertThat(err.toString()).startsWith("stats: no data folder ").contains("dta").hasLineCount(1);
         assertThat(typo).doesNotExist();
     }
+
+    @Test
+    void aFolderThatHoldsNoDatabaseIsAnErrorAndGetsNoneCreated(@TempDir Path documents) throws Exception {
+        java.nio.file.Files.writeString(documents.resolve("a.pdf"), "%PDF-1.4");
+        assertThat(execute("stats", "--data-dir", documents.toString())).isEqualTo(1);
+        assertThat(err.toString()).startsWith("stats: no data folder ").contains("postgres/").hasLineCount(1);
+        assertThat(documents.resolve("postgres")).doesNotExist();
+    }
 }

@@ -295,6 +295,10 @@ class OperatorCommandsTest extends PostgresTestBase {
     void shouldAnswerOnTheEmbeddedDatabaseOfADataFolder(@TempDir Path fresh) throws Exception {
         System.clearProperty("db.mode");
         System.clearProperty("db.url");
+        // a data folder whose pipeline has run once (its database created, stopped since), nothing quarantined
+        try (var pg = org.ingestquarantine.db.EmbeddedPostgresService.start(fresh.resolve("postgres"), 0)) {
+            assertThat(pg.isRunning()).isTrue();
+        }
         Result r = run("stats", "--json", "--data-dir", fresh.toString());
         assertThat(r.code).as(r.err).isZero();
         assertThat(JSON.readTree(r.out).at("/total/records").asLong()).isZero();
