@@ -387,7 +387,7 @@ public final class AppConfiguration implements CamelConfiguration {
         if ("embedded".equals(settings.string("db.mode", "embedded"))) {
             // stopped last, by the Stopper once the consumers are done (PipelineApp), never by zonky's exit hook
             EmbeddedPostgresService postgres = timeline.time("postgres", () -> EmbeddedPostgresService.start(
-                    dataDir.resolve("postgres"), (int) settings.number("db.port", 0), false));
+                    EmbeddedPostgresService.folderIn(dataDir), (int) settings.number("db.port", 0), false));
             started.push(postgres);
             registry.bind("embeddedPostgres", postgres);
             database = timeline.time("schema", () -> Database.open(postgres.jdbcUrl(), postgres.user(),

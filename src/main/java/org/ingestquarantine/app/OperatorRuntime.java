@@ -88,7 +88,7 @@ public final class OperatorRuntime implements AutoCloseable {
             Database database;
             if ("embedded".equals(settings.required("db.mode"))) {
                 started.push(DataDirLock.acquire(dataDir));
-                EmbeddedPostgresService postgres = EmbeddedPostgresService.start(dataDir.resolve("postgres"),
+                EmbeddedPostgresService postgres = EmbeddedPostgresService.start(EmbeddedPostgresService.folderIn(dataDir),
                         (int) settings.number("db.port", 0));
                 started.push(postgres);
                 database = Database.open(postgres.jdbcUrl(), postgres.user(), postgres.password(), timeout);

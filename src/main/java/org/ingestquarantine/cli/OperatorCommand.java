@@ -9,6 +9,7 @@ import java.util.concurrent.Callable;
 import org.ingestquarantine.app.OperatorRuntime;
 import org.ingestquarantine.app.ProfileProperties;
 import org.ingestquarantine.db.DatabaseAccessException;
+import org.ingestquarantine.db.EmbeddedPostgresService;
 import org.ingestquarantine.operator.BadOperatorInputException;
 import org.ingestquarantine.web.OperatorJson;
 import picocli.CommandLine.Mixin;
@@ -23,9 +24,6 @@ import picocli.CommandLine.Spec;
  * stderr says why, and nothing was changed.
  */
 abstract class OperatorCommand implements Callable<Integer> {
-
-    /** The embedded database's folder inside a data folder (as the pipeline and {@code OperatorRuntime} create it). */
-    static final String EMBEDDED_DATABASE_FOLDER = "postgres";
 
     @Spec
     CommandSpec spec;
@@ -56,11 +54,11 @@ abstract class OperatorCommand implements Callable<Integer> {
                         + " (nothing has run there; pass the --data-dir of an ingest, run or seed-demo)");
                 return 1;
             }
-            if (!java.nio.file.Files.isDirectory(common.dataDir.resolve(EMBEDDED_DATABASE_FOLDER))) {
+            if (!java.nio.file.Files.isDirectory(EmbeddedPostgresService.folderIn(common.dataDir))) {
                 // e.g. a documents folder given by mistake: a database created there would be walked as documents
                 err.println(name + ": no data folder " + common.dataDir.toAbsolutePath() + " (it holds no "
-                        + EMBEDDED_DATABASE_FOLDER + "/ database folder: not the data folder of an ingest, run or"
-                        + " seed-demo; pass theirs)");
+                        + EmbeddedPostgresService.FOLDER_IN_DATA_DIR + "/ database folder: not the data folder of an"
+                        + " ingest, run or seed-demo; pass theirs)");
                 return 1;
             }
         }

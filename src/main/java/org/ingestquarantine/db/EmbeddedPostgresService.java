@@ -30,8 +30,18 @@ import java.nio.file.Path;
  */
 public final class EmbeddedPostgresService implements AutoCloseable {
 
+    /** The server's folder inside an application data folder ({@code --data-dir}): {@value}. */
+    public static final String FOLDER_IN_DATA_DIR = "postgres";
     /** Data folder used when none is given: {@code ./data/postgres}. */
-    public static final Path DEFAULT_DATA_DIRECTORY = Path.of("data", "postgres");
+    public static final Path DEFAULT_DATA_DIRECTORY = folderIn(Path.of("data"));
+    /**
+     * @param applicationDataDir an application data folder ({@code --data-dir}), e.g. {@code data}
+     * @return the embedded server's folder in it, {@code <applicationDataDir>/}{@value #FOLDER_IN_DATA_DIR}
+     */
+    public static Path folderIn(Path applicationDataDir) {
+        return applicationDataDir.resolve(FOLDER_IN_DATA_DIR);
+    }
+
     /** Superuser created by initdb. */
     public static final String USER = "postgres";
     /** Database the pipeline uses. */
