@@ -136,29 +136,22 @@ public final class AppConfiguration implements CamelConfiguration {
         Path dataDir = settings.path("iq.data-dir", "data");
         StartupTimeline timeline = timeline(registry);
         timeline.mark("configure");
-        // the slow independent steps first, in the background: parser workers (JVM start and warm-up) and the
-        // broker while the database starts
+        // the slow independent steps first, in the background: parser workers (JVM start and warm-up), the
+        // tokenizer and the broker while the database starts
         ParseLimits limits = parseLimits(settings);
         boolean inProcess = "in-process".equals(settings.string("parse.mode", "pool"));
-        CompletableFuture<DocumentParser> parserStart = CompletableFuture.supplyAsync(() -> {
-                    long began = System.currentTimeMillis();
-                    DocumentParser p = inProcess ? new InProcessPdfParser(limits) : new WorkerPoolParser(limits);
-                    timeline.record("parse-workers", began, System.currentTimeMillis());
-                    return p;
-                }, task -> {
-                    // a thread of its own: the common pool has one thread on two cores
-                    Thread t = new Thread(task, "parser-start");
-                    t.setDaemon(true);
-                    t.start();
-                });
+        CompletableFuture<DocumentParser> parserStart = inBackground("parse-workers", timeline,
+                () -> inProcess ? new InProcessPdfParser(limits) : new WorkerPoolParser(limits));
         started.push(() -> parserStart.thenAccept(AppConfiguration::closeQuietly));
         // the broker's server and clients (ElasticMQ for the embedded default) need no database: they start too
         BrokerWiring brokerWiring = brokerWiring(settings);
         started.push(brokerWiring.startEarly(settings));
-        MiniLmEmbedder embedder = timeline.time("tokenizer", () -> new MiniLmEmbedder(
-                (int) settings.requiredNumber("embed.threads"), (int) settings.requiredNumber("embed.batch-chunks"),
-                (int) settings.requiredNumber("embed.max-tokens")));
-        started.push(embedder);
+        int embedThreads = (int) settings.requiredNumber("embed.threads");
+        int embedBatch = (int) settings.requiredNumber("embed.batch-chunks");
+        int embedMaxTokens = (int) settings.requiredNumber("embed.max-tokens");
+        CompletableFuture<MiniLmEmbedder> embedderStart = inBackground("tokenizer", timeline,
+                () -> new MiniLmEmbedder(embedThreads, embedBatch, embedMaxTokens));
+        started.push(() -> embedderStart.thenAccept(AppConfiguration::closeQuietly));
         Database database = openDatabase(settings, registry, started, dataDir, timeline);
         Clock clock = Clock.systemUTC();
 
@@ -175,6 +168,7 @@ public final class AppConfiguration implements CamelConfiguration {
                 source -> settings.find("sources." + source + ".owner"), clock);
         BrokerAdapter broker = timeline.time("broker", () -> brokerWiring.open(new BrokerSetup(settings,
                 registry, started::push, journal, store, database.dataSource())));
+        MiniLmEmbedder embedder = join(embedderStart);
 
         FolderConnector folder = new FolderConnector();
         HttpTimeouts http = httpTimeouts(settings);
@@ -187,7 +181,7 @@ public final class AppConfiguration implements CamelConfiguration {
         connectors.forEach((scheme, c) -> connectorVersions.put(scheme, c.version()));
         PipelineVersions versions = new PipelineVersions(connectorVersions, ParserVersion.CURRENT, chunker.version(),
                 embedder.version());
-        DocumentParser parser = timeline.time("wait-parser", () -> joinParser(parserStart));
+        DocumentParser parser = timeline.time("wait-parser", () -> join(parserStart));
         // not needed before the first chunk: loaded from here on, not competing with the steps above for the CPU
         long modelBegan = System.currentTimeMillis();
         embedder.startLoading();
@@ -273,7 +267,31 @@ public final class AppConfiguration implements CamelConfiguration {
     }
 
     /** @return the started parser; its start-up failure as thrown by the constructor */
-    private static DocumentParser joinParser(CompletableFuture<DocumentParser> start) throws Exception {
+    /**
+     * Starts a slow start-up step on a thread of its own (the common pool has one thread on two cores), recording
+     * its interval on the timeline under {@code step}.
+     */
+    private static <T> CompletableFuture<T> inBackground(String step, StartupTimeline timeline,
+            java.util.concurrent.Callable<T> task) {
+        return CompletableFuture.supplyAsync(() -> {
+            long began = System.currentTimeMillis();
+            try {
+                return task.call();
+            } catch (RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new java.util.concurrent.CompletionException(e);
+            } finally {
+                timeline.record(step, began, System.currentTimeMillis());
+            }
+        }, runnable -> {
+            Thread t = new Thread(runnable, step + "-start");
+            t.setDaemon(true);
+            t.start();
+        });
+    }
+
+    private static <T> T join(CompletableFuture<T> start) throws Exception {
         try {
             return start.join();
         } catch (java.util.concurrent.CompletionException e) {
