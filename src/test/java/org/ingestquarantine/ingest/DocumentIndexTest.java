@@ -26,6 +26,7 @@ import org.ingestquarantine.quarantine.LocalPayloadStore;
 import org.ingestquarantine.quarantine.QuarantineRecord;
 import org.ingestquarantine.quarantine.QuarantineStore;
 import org.ingestquarantine.testsupport.CountingDriver;
+import org.ingestquarantine.testsupport.SummaryChecks;
 import org.ingestquarantine.testsupport.PostgresTestBase;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -248,7 +249,7 @@ class DocumentIndexTest extends PostgresTestBase {
         assertThat(query("SELECT count(*) FROM quarantine_attempt")).as("a close appends no attempt (as the drain)")
                 .isEqualTo(4);
         assertThat(query("SELECT count(*) FROM chunks WHERE doc_id = 'version'")).isEqualTo(2);
-        assertSummariesMatchTheRecords();
+        SummaryChecks.assertSummariesMatchTheRecords(dataSource(), "after the closes");
         assertThat(query("SELECT indexed * 10 + open_indexed FROM source_summary WHERE source = 'folder'"))
                 .as("4 indexed, none with an open record").isEqualTo(40);
         assertThat(query("SELECT count(*) FROM quarantine_summary WHERE disposition = 'open'")).isZero();
@@ -275,7 +276,7 @@ class DocumentIndexTest extends PostgresTestBase {
         }
         assertThat(index.state("folder", "f")).as("nothing committed").isEmpty();
         assertThat(outcome(failed)).as("nothing committed: the attempt stays open").isEqualTo("null/null");
-        assertSummariesMatchTheRecords();
+        SummaryChecks.assertSummariesMatchTheRecords(dataSource(), "after writes that closed nothing");
     }
 
     @Test
@@ -325,38 +326,6 @@ class DocumentIndexTest extends PostgresTestBase {
         assertThat(r.disposition()).as("disposition of %s", id).isEqualTo(disposition);
         assertThat(r.reasonCode()).as("reason of %s", id).isEqualTo(reason);
         assertThat(r.closedAt()).as("closed_at of %s", id).isNotNull();
-    }
-
-    /** The summary tables against an aggregate over the records and the index (SummaryConsistencyTest's checks). */
-    private static void assertSummariesMatchTheRecords() throws Exception {
-        assertThat(rows("""
-                SELECT source, parser_version, error_class, error_fingerprint, disposition, owner, documents, attempts
-                FROM quarantine_summary ORDER BY 1, 2, 3, 4, 5, 6""")).isEqualTo(rows("""
-                SELECT source, COALESCE(parser_version, ''), error_class, COALESCE(error_fingerprint, ''), disposition,
-                       COALESCE(owner, ''), count(*), sum(attempts)
-                FROM quarantine GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6"""));
-        assertThat(rows("SELECT source, indexed, open_indexed, unindexable_indexed FROM source_summary"
-                + " WHERE indexed > 0 ORDER BY 1")).as("source_summary").isEqualTo(rows("""
-                SELECT d.source, count(*), count(*) FILTER (WHERE q.disposition = 'open'),
-                       count(*) FILTER (WHERE q.disposition = 'unindexable')
-                FROM documents d LEFT JOIN quarantine q ON q.source = d.source AND q.doc_id = d.doc_id
-                WHERE d.state = 'searchable' GROUP BY d.source ORDER BY 1"""));
-    }
-
-    private static List<List<String>> rows(String sql) throws Exception {
-        List<List<String>> rows = new ArrayList<>();
-        try (Connection c = dataSource().getConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery(sql)) {
-            int columns = rs.getMetaData().getColumnCount();
-            while (rs.next()) {
-                List<String> row = new ArrayList<>();
-                for (int i = 1; i <= columns; i++) {
-                    row.add(rs.getString(i));
-                }
-                rows.add(row);
-            }
-        }
-        return rows;
     }
 
     private static IndexedDocument docWithSha(String id, String version, String sha) {
