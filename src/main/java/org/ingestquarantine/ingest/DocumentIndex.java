@@ -203,7 +203,8 @@ public final class DocumentIndex {
      * write, the attempt's close and, when the document was written, the record's close
      * ({@code repaired_content_changed} or {@code repaired_parser_fixed}, see {@link #CLOSE_RECORD}) commit in
      * one transaction instead (three round trips more than the single statement, which found the record and
-     * wrote nothing: the write again, the record's close, the commit; two commits in all).
+     * wrote nothing: the write again, the record's close, the commit; see {@link #index(IndexedDocument, Long,
+     * boolean)} to save the first).
      *
      * @param document the document; at least one chunk, distinct seq numbers
      * @param attemptId the delivery's attempt ({@code attempt_journal.attempt_id}), or null to close none
@@ -214,8 +215,29 @@ public final class DocumentIndex {
      *     record are still open
      */
     public IndexOutcome index(IndexedDocument document, Long attemptId) {
+        return index(document, attemptId, false);
+    }
+
+    /**
+     * {@link #index(IndexedDocument, Long)}, told whether the document is known to have an open quarantine record
+     * (read with the delivery's admission): then the write goes straight to the transaction that closes it, three
+     * round trips (write, close, commit) instead of four.
+     *
+     * @param document the document; at least one chunk, distinct seq numbers
+     * @param attemptId the delivery's attempt, or null to close none
+     * @param openRecordSeen whether an open record was seen before; a wrong guess costs only round trips: without
+     *     one the single statement still finds a record written since, with one the close finds none to close
+     * @return as {@link #index(IndexedDocument)}
+     * @throws DownstreamContractException as {@link #index(IndexedDocument)}
+     * @throws IllegalArgumentException as {@link #index(IndexedDocument)}
+     * @throws IndexWriteException as {@link #index(IndexedDocument, Long)}
+     */
+    public IndexOutcome index(IndexedDocument document, Long attemptId, boolean openRecordSeen) {
         validate(document);
         try (Connection c = dataSource.getConnection()) {
+            if (openRecordSeen) {
+                return indexAndCloseRecord(c, document, attemptId);
+            }
             IndexOutcome outcome = run(c, document, attemptId, true);
             return outcome != null ? outcome : indexAndCloseRecord(c, document, attemptId);
         } catch (SQLException e) {

@@ -301,6 +301,15 @@ class DocumentIndexTest extends PostgresTestBase {
                     + CountingDriver.byThread()).containsExactly(4L, 2L);
             assertThat(store().find("folder", "with-record").orElseThrow().disposition())
                     .isEqualTo(Disposition.REPAIRED_CONTENT_CHANGED);
+
+            store().record(failure("seen", "v1", null, "p1"));
+            CountingDriver.reset();
+            assertThat(countedIndex.index(doc("seen", "v2", T1, "p1", 3), attempt("ks"), true))
+                    .isEqualTo(IndexOutcome.INDEXED);
+            assertThat(trips()).as("an open record seen at admission: write, close, commit; "
+                    + CountingDriver.byThread()).containsExactly(3L, 1L);
+            assertThat(store().find("folder", "seen").orElseThrow().disposition())
+                    .isEqualTo(Disposition.REPAIRED_CONTENT_CHANGED);
         }
     }
 
