@@ -46,11 +46,16 @@ public final class DocumentIndex {
      * outcome and the attempt's close commit together. The row is written as searchable: no reader sees it
      * before the statement commits, and then every chunk is there.
      *
-     * <p>Guard (the boolean parameter, set by {@link #index(IndexedDocument, Long)}'s first try): if the document
-     * has an open quarantine record ({@code blocked}, a read of the unique index on (source, doc_id)), nothing is
-     * written and nothing is closed, the verdict is {@code open_record}, and the write runs again unguarded in a
-     * transaction that closes the record too ({@link #CLOSE_RECORD}). Stale and unchanged keep their verdicts
-     * (nothing would be written: the record stays open).
+     * <p>The document's open quarantine record ({@code rec}, a read of the unique index on (source, doc_id), none
+     * for most documents) is locked FIRST, before the documents row, so every writer takes the record's row, the
+     * documents row and the summary triggers' advisory lock of the document in that order (the record statement
+     * takes the record's row before the advisory lock), and a failure of the same document written while a
+     * transaction indexes it and closes its record waits for that transaction and then re-opens the record with
+     * its attempt, instead of slipping in before the close and being closed with it. Guard (the
+     * boolean parameter, set by {@link #index(IndexedDocument, Long)}'s first try): if there is such a record,
+     * nothing is written and nothing is closed, the verdict is {@code open_record}, and the write runs again
+     * unguarded in a transaction that closes the record too ({@link #CLOSE_RECORD}). Stale and unchanged keep
+     * their verdicts (nothing would be written: the record stays open).
      *
      * <p>Concurrent writers of one document: the statement reads the row with its snapshot ({@code snap}) and
      * updates it only if the row it locks ({@code ON CONFLICT}) is that same version ({@code xmin}); if another
@@ -62,15 +67,16 @@ public final class DocumentIndex {
                 SELECT xmin::text AS x, source_updated_at, source_version, state, parser_version, chunker_version,
                     embedder_version
                 FROM documents WHERE source = ? AND doc_id = ?
-            ), blocked AS (
-                SELECT 1 FROM quarantine WHERE source = ? AND doc_id = ? AND disposition = 'open'
-                    AND CAST(? AS boolean)
+            ), rec AS (
+                SELECT CAST(? AS boolean) AS guard FROM quarantine
+                WHERE source = ? AND doc_id = ? AND disposition = 'open'
+                FOR UPDATE
             ), doc AS (
                 INSERT INTO documents AS d (source, doc_id, source_version, source_updated_at, content_sha256,
                     parser_version, chunker_version, embedder_version, page_count, chunk_count, pages_lost_count,
                     pages_lost, state, indexed_at)
                 SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::integer[], 'searchable', now()
-                WHERE NOT EXISTS (SELECT 1 FROM blocked)
+                WHERE NOT EXISTS (SELECT 1 FROM rec WHERE guard)
                 ON CONFLICT (source, doc_id) DO UPDATE SET source_version = EXCLUDED.source_version,
                     source_updated_at = EXCLUDED.source_updated_at, content_sha256 = EXCLUDED.content_sha256,
                     parser_version = EXCLUDED.parser_version, chunker_version = EXCLUDED.chunker_version,
@@ -91,7 +97,7 @@ public final class DocumentIndex {
                                  AND s.source_updated_at > CAST(? AS timestamptz) THEN 'stale'
                             WHEN s.source_version = ? AND s.state = 'searchable' AND s.parser_version = ?
                                  AND s.chunker_version = ? AND s.embedder_version = ? THEN 'unchanged'
-                            WHEN EXISTS (SELECT 1 FROM blocked) THEN 'open_record'
+                            WHEN EXISTS (SELECT 1 FROM rec WHERE guard) THEN 'open_record'
                             ELSE 'raced' END AS v
                 FROM (SELECT 1) one LEFT JOIN snap s ON true
             ), incoming AS (
@@ -347,9 +353,9 @@ public final class DocumentIndex {
         int i = 1;
         s.setString(i++, d.source());
         s.setString(i++, d.docId());
+        s.setBoolean(i++, guard);
         s.setString(i++, d.source());
         s.setString(i++, d.docId());
-        s.setBoolean(i++, guard);
         s.setString(i++, d.source());
         s.setString(i++, d.docId());
         i = bindVersion(s, i, d);

@@ -15,6 +15,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.ingestquarantine.db.Database;
@@ -311,6 +315,30 @@ class DocumentIndexTest extends PostgresTestBase {
             assertThat(store().find("folder", "seen").orElseThrow().disposition())
                     .isEqualTo(Disposition.REPAIRED_CONTENT_CHANGED);
         }
+    }
+
+    @Test
+    void shouldOrderAFailureWrittenDuringAClosingWriteAfterTheCloseSoItReopensTheRecord() throws Exception {
+        QuarantineStore store = store();
+        store.record(failure("lk", "v1", null, "p1"));
+        ExecutorService other = Executors.newSingleThreadExecutor();
+        try (Connection c = dataSource().getConnection()) {
+            c.setAutoCommit(false);
+            // a closing write (the drain's order: write, then close, one transaction) has written the document
+            assertThat(index.write(c, doc("lk", "v2", T1, "p1", 1))).isEqualTo(IndexOutcome.INDEXED);
+            // meanwhile another delivery of the document fails and writes its record
+            Future<QuarantineRecord> failing = other.submit(() -> store.record(failure("lk", "v1", null, "p1")));
+            Thread.sleep(300);
+            assertThat(failing).as("the failure waits for the record's lock, taken by the write").isNotDone();
+            store.close(c, "folder", "lk", Disposition.REPAIRED_CONTENT_CHANGED, null, null);
+            c.commit();
+            assertThat(failing.get(10, TimeUnit.SECONDS).disposition())
+                    .as("the failure, after the close, re-opens the record").isEqualTo(Disposition.OPEN);
+        } finally {
+            other.shutdownNow();
+        }
+        assertThat(store.find("folder", "lk").orElseThrow().attempts()).isEqualTo(2);
+        SummaryChecks.assertSummariesMatchTheRecords(dataSource(), "after a close and a concurrent failure");
     }
 
     /** @return this thread's round trips (validations on borrow left out) and commits */

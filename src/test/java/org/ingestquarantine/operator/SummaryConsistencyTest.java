@@ -36,7 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The summaries the operator's questions read (quarantine_summary, source_summary) equal an aggregate over the
  * records and the index after any mix of the writes that change them: failures (new, repeated, with a new
  * fingerprint or parser version, re-opening a repaired record), drain closings, disposes, erasures, payload
- * expiry and index writes, one at a time and from concurrent writers.
+ * expiry and index writes (which close the document's open record), one at a time and from concurrent writers.
  */
 class SummaryConsistencyTest extends PostgresTestBase {
 
@@ -143,6 +143,41 @@ class SummaryConsistencyTest extends PostgresTestBase {
         }
         pool.shutdown();
         assertSummariesMatchTheRecords("after concurrent writers");
+    }
+
+    @Test
+    void shouldStayConsistentUnderConcurrentFailuresAndIndexWritesThatCloseRecords() throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        List<Future<?>> done = new ArrayList<>();
+        QuarantineStore systemClock = new QuarantineStore(dataSource(), payloads,
+                s -> Optional.ofNullable(OWNERS.get(s)), Clock.systemUTC());
+        for (int w = 0; w < 4; w++) {
+            int writer = w;
+            done.add(pool.submit(() -> {
+                Random random = new Random(100 + writer);
+                for (int i = 0; i < 150; i++) {
+                    String docId = "doc-" + random.nextInt(8);
+                    if (random.nextBoolean()) {
+                        systemClock.record(FailureEvidence.builder("contracts", docId)
+                                .errorClass(ErrorClass.AMBIGUOUS_PARSE).sourceVersion("v" + random.nextInt(3))
+                                .errorFingerprint(FINGERPRINTS.get(random.nextInt(2))).parserVersion("p1").build());
+                    } else {
+                        // a later delivery indexes the document: closes its open record, if any, in the same transaction
+                        index.index(new IndexedDocument("contracts", docId, "v" + random.nextInt(3), null, null, "p1",
+                                "c1", "e" + random.nextInt(2), 1,
+                                List.of(new IndexedChunk(0, "text", new float[] {1, 0}, 1, 1))));
+                    }
+                }
+                return null;
+            }));
+        }
+        for (Future<?> f : done) {
+            f.get();
+        }
+        pool.shutdown();
+        assertSummariesMatchTheRecords("after concurrent failures and closing index writes");
+        assertThat(count("SELECT count(*) FROM quarantine WHERE disposition = 'repaired_content_changed'"))
+                .as("index writes closed records").isPositive();
     }
 
     private void assertSummariesMatchTheRecords(String when) throws Exception {
