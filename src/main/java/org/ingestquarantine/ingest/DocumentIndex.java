@@ -269,16 +269,16 @@ public final class DocumentIndex {
                 closeRecord(c, document);
             }
             c.commit();
+            c.setAutoCommit(true);
             return outcome;
         } catch (SQLException | RuntimeException e) {
             try {
                 c.rollback();
+                c.setAutoCommit(true);
             } catch (SQLException suppressed) {
                 e.addSuppressed(suppressed);
             }
             throw e;
-        } finally {
-            c.setAutoCommit(true);
         }
     }
 
