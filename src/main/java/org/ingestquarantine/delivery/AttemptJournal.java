@@ -131,15 +131,19 @@ public final class AttemptJournal {
      * @param indexed the document as the index holds it now (searchable), or null if it holds no searchable
      *     version of it
      * @param deliveryCount the delivery count of this delivery: the one given, or the one the journal gave
+     * @param openRecord whether the document had an OPEN quarantine record then (its index write will close it,
+     *     and can go straight to the transaction that does: {@code ingest.DocumentIndex})
      */
-    public record Admission(OpenAttempts open, Long attemptId, IndexedVersion indexed, int deliveryCount) {
+    public record Admission(OpenAttempts open, Long attemptId, IndexedVersion indexed, int deliveryCount,
+                            boolean openRecord) {
     }
 
     /**
      * Reads the open attempts of a delivery and, unless one of them is live or the deaths reached
      * {@code deathBudget}, opens a new attempt, in ONE statement (one round trip, one commit). The same
      * statement reads the versions the index holds for the document, so that an unchanged document is known
-     * after its fetch without another round trip (the index write checks again, under its row lock).
+     * after its fetch without another round trip (the index write checks again, under its row lock), and whether
+     * the document has an open quarantine record (a read of the unique index on (source, doc_id)).
      * Closes kept during an outage are written first.
      *
      * @param deliveryKey broker message identity
@@ -150,7 +154,7 @@ public final class AttemptJournal {
      *     round trip
      * @param deathBudget deaths at which no attempt is opened any more (resource_fatal's {@code retries + 1})
      * @return the open attempts before, the new attempt's id if one was opened, the indexed version, the
-     *     delivery count
+     *     delivery count, whether the document has an open record
      * @throws IllegalArgumentException if {@code deliveryCount} is below 1
      * @throws JournalWriteException if the database fails; nothing was opened then
      */
@@ -181,7 +185,9 @@ public final class AttemptJournal {
                 SELECT (SELECT attempt_id FROM opened) AS opened, (SELECT delivery_count FROM n) AS delivery_count,
                        (SELECT array_agg(attempt_id ORDER BY attempt_id) FROM open WHERE live) AS live,
                        (SELECT count(*) FROM open WHERE NOT live) AS deaths, d.stage, d.started_at,
-                       doc.source_version, doc.parser_version, doc.chunker_version, doc.embedder_version
+                       doc.source_version, doc.parser_version, doc.chunker_version, doc.embedder_version,
+                       EXISTS (SELECT 1 FROM quarantine q WHERE q.source = ? AND q.doc_id = ?
+                               AND q.disposition = 'open') AS open_record
                 FROM (SELECT 1) one
                 LEFT JOIN LATERAL (
                     SELECT stage, started_at FROM open WHERE NOT live
@@ -201,9 +207,9 @@ public final class AttemptJournal {
                         rs.getString("embedder_version"));
                 return new Admission(new OpenAttempts(liveIds, deaths == 0 ? Deaths.NONE
                         : new Deaths(deaths, rs.getString("stage"), SqlTime.get(rs, "started_at"))), attemptId,
-                        indexed, rs.getInt("delivery_count"));
+                        indexed, rs.getInt("delivery_count"), rs.getBoolean("open_record"));
             }, deliveryCount, deliveryKey, deliveryKey, deliveryKey, source, docId, now(), lease.owner(),
-                    lease.duration().toMillis(), deathBudget, source, docId).orElseThrow();
+                    lease.duration().toMillis(), deathBudget, source, docId, source, docId).orElseThrow();
             if (admission.attemptId() != null && !lease.duration().isZero()) {
                 live.add(admission.attemptId());
             }

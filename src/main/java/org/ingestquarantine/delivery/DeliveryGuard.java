@@ -133,6 +133,9 @@ public final class DeliveryGuard {
         if (admission.indexed() != null) {
             exchange.setProperty(PipelineKeys.INDEXED, admission.indexed());
         }
+        if (admission.openRecord()) {
+            exchange.setProperty(PipelineKeys.OPEN_RECORD, Boolean.TRUE);
+        }
         inFlight.add(attemptId, exchange);
         // whatever happens next, the heartbeat stops renewing this attempt once the delivery ends
         exchange.getExchangeExtension().addOnCompletion(new SynchronizationAdapter() {

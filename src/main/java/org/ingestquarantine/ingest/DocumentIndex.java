@@ -28,9 +28,14 @@ import org.ingestquarantine.failure.DownstreamContractException;
  * delivery's attempt): it rejects a stale write and skips an unchanged one, judged on the document's row under
  * its lock, and otherwise replaces the chunks; the row becomes {@link DocumentState#SEARCHABLE} in the same
  * statement that writes every chunk, so a reader never sees a searchable document with missing chunks.
+ * A document that has an OPEN quarantine record (an earlier delivery failed) is written in one transaction of
+ * three statements and a commit instead, which also closes that record (repaired: the document is indexed now),
+ * so no indexed document keeps an open record; a document without one costs the single statement.
  * Thread-safe.
  */
 public final class DocumentIndex {
+
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(DocumentIndex.class);
 
     /**
      * The whole write in ONE statement, so one round trip and one commit (issue 12). The documents row is
@@ -40,6 +45,17 @@ public final class DocumentIndex {
      * is closed in the same transaction ({@code indexed}, or {@code skipped} for stale and unchanged), so the
      * outcome and the attempt's close commit together. The row is written as searchable: no reader sees it
      * before the statement commits, and then every chunk is there.
+     *
+     * <p>The document's open quarantine record ({@code rec}, a read of the unique index on (source, doc_id), none
+     * for most documents) is locked FIRST, before the documents row, so every writer takes the record's row, the
+     * documents row and the summary triggers' advisory lock of the document in that order (the record statement
+     * takes the record's row before the advisory lock), and a failure of the same document written while a
+     * transaction indexes it and closes its record waits for that transaction and then re-opens the record with
+     * its attempt, instead of slipping in before the close and being closed with it. Guard (the
+     * boolean parameter, set by {@link #index(IndexedDocument, Long)}'s first try): if there is such a record,
+     * nothing is written and nothing is closed, the verdict is {@code open_record}, and the write runs again
+     * unguarded in a transaction that closes the record too ({@link #CLOSE_RECORD}). Stale and unchanged keep
+     * their verdicts (nothing would be written: the record stays open).
      *
      * <p>Concurrent writers of one document: the statement reads the row with its snapshot ({@code snap}) and
      * updates it only if the row it locks ({@code ON CONFLICT}) is that same version ({@code xmin}); if another
@@ -51,11 +67,16 @@ public final class DocumentIndex {
                 SELECT xmin::text AS x, source_updated_at, source_version, state, parser_version, chunker_version,
                     embedder_version
                 FROM documents WHERE source = ? AND doc_id = ?
+            ), rec AS (
+                SELECT CAST(? AS boolean) AS guard FROM quarantine
+                WHERE source = ? AND doc_id = ? AND disposition = 'open'
+                FOR UPDATE
             ), doc AS (
                 INSERT INTO documents AS d (source, doc_id, source_version, source_updated_at, content_sha256,
                     parser_version, chunker_version, embedder_version, page_count, chunk_count, pages_lost_count,
                     pages_lost, state, indexed_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::integer[], 'searchable', now())
+                SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::integer[], 'searchable', now()
+                WHERE NOT EXISTS (SELECT 1 FROM rec WHERE guard)
                 ON CONFLICT (source, doc_id) DO UPDATE SET source_version = EXCLUDED.source_version,
                     source_updated_at = EXCLUDED.source_updated_at, content_sha256 = EXCLUDED.content_sha256,
                     parser_version = EXCLUDED.parser_version, chunker_version = EXCLUDED.chunker_version,
@@ -76,6 +97,7 @@ public final class DocumentIndex {
                                  AND s.source_updated_at > CAST(? AS timestamptz) THEN 'stale'
                             WHEN s.source_version = ? AND s.state = 'searchable' AND s.parser_version = ?
                                  AND s.chunker_version = ? AND s.embedder_version = ? THEN 'unchanged'
+                            WHEN EXISTS (SELECT 1 FROM rec WHERE guard) THEN 'open_record'
                             ELSE 'raced' END AS v
                 FROM (SELECT 1) one LEFT JOIN snap s ON true
             ), incoming AS (
@@ -94,9 +116,47 @@ public final class DocumentIndex {
             ), closed AS (
                 UPDATE attempt_journal SET stage = 'index', stage_at = ?, closed_at = ?,
                     outcome = CASE WHEN (SELECT v FROM verdict) = 'indexed' THEN 'indexed' ELSE 'skipped' END
-                WHERE attempt_id = ? AND (SELECT v FROM verdict) <> 'raced'
+                WHERE attempt_id = ? AND (SELECT v FROM verdict) NOT IN ('raced', 'open_record')
             )
             SELECT v FROM verdict
+            """;
+
+    /**
+     * Reason code of a quarantine record that a later delivery indexed although neither its source version, its
+     * bytes nor its parser version differ from the record's (written by {@link #CLOSE_RECORD}).
+     */
+    public static final String NO_CHANGE_SEEN = "no_change_seen";
+
+    /**
+     * Closes the document's open quarantine record once a later delivery indexed it, in the index write's
+     * transaction, with the drain's rule (operator.Drain): {@code repaired_content_changed} when the record's
+     * source version (etag; content sha256 for folders) or payload sha256 is known and differs from the indexed
+     * document's, else {@code repaired_parser_fixed}. When the parser version is the record's too, nothing the
+     * record holds differs (a transient cause went away, or the record was written by a failure unrelated to the
+     * bytes and the code): the record is still closed as {@code repaired_parser_fixed}, the disposition of "not
+     * the bytes", with reason code {@value #NO_CHANGE_SEEN} saying that the parser did not change either; the
+     * failure's own reason stays in the attempt history. A value the record does not hold (a failure before the
+     * fetch) is not a difference. Parameters: source version, content sha256, parser version, source, doc_id,
+     * closed_at. Returns the record's dlq_id, disposition and reason code; no row when no record was open.
+     */
+    private static final String CLOSE_RECORD = """
+            WITH r AS (
+                SELECT dlq_id,
+                    (source_version IS NOT NULL AND source_version <> CAST(? AS text))
+                        OR (payload_sha256 IS NOT NULL AND CAST(payload_sha256 AS text)
+                            <> COALESCE(CAST(? AS text), CAST(payload_sha256 AS text))) AS content_changed,
+                    parser_version IS DISTINCT FROM CAST(? AS text) AS parser_changed
+                FROM quarantine WHERE source = ? AND doc_id = ? AND disposition = 'open'
+                FOR UPDATE
+            )
+            UPDATE quarantine q SET
+                disposition = CASE WHEN r.content_changed THEN 'repaired_content_changed'
+                                   ELSE 'repaired_parser_fixed' END,
+                reason_code = CASE WHEN r.content_changed OR r.parser_changed THEN q.reason_code
+                                   ELSE 'no_change_seen' END,
+                closed_at = ?
+            FROM r WHERE q.dlq_id = r.dlq_id
+            RETURNING q.dlq_id, q.disposition, q.reason_code
             """;
 
     /** How often the write runs again when a concurrent writer of the same document committed under it. */
@@ -126,7 +186,8 @@ public final class DocumentIndex {
     }
 
     /**
-     * Writes a document and its chunks, replacing any earlier version.
+     * Writes a document and its chunks, replacing any earlier version, and closes the document's open
+     * quarantine record if it has one (as {@link #index(IndexedDocument, Long)}).
      *
      * @param document the document; at least one chunk, distinct seq numbers
      * @return {@link IndexOutcome#STALE_REJECTED} if the stored row has a later {@code source_updated_at};
@@ -144,19 +205,47 @@ public final class DocumentIndex {
     /**
      * Writes a document and its chunks, replacing any earlier version, and closes the delivery's attempt in the
      * attempt journal in the same statement (one round trip, one commit): {@code indexed} if the document was
-     * written, {@code skipped} if it was stale or unchanged.
+     * written, {@code skipped} if it was stale or unchanged. If the document has an open quarantine record, the
+     * write, the attempt's close and, when the document was written, the record's close
+     * ({@code repaired_content_changed} or {@code repaired_parser_fixed}, see {@link #CLOSE_RECORD}) commit in
+     * one transaction instead (three round trips more than the single statement, which found the record and
+     * wrote nothing: the write again, the record's close, the commit; see {@link #index(IndexedDocument, Long,
+     * boolean)} to save the first).
      *
      * @param document the document; at least one chunk, distinct seq numbers
      * @param attemptId the delivery's attempt ({@code attempt_journal.attempt_id}), or null to close none
      * @return as {@link #index(IndexedDocument)}
      * @throws DownstreamContractException as {@link #index(IndexedDocument)}
      * @throws IllegalArgumentException as {@link #index(IndexedDocument)}
-     * @throws IndexWriteException if the database fails; nothing was committed, the attempt is still open
+     * @throws IndexWriteException if the database fails; nothing was committed, the attempt and any quarantine
+     *     record are still open
      */
     public IndexOutcome index(IndexedDocument document, Long attemptId) {
+        return index(document, attemptId, false);
+    }
+
+    /**
+     * {@link #index(IndexedDocument, Long)}, told whether the document is known to have an open quarantine record
+     * (read with the delivery's admission): then the write goes straight to the transaction that closes it, three
+     * round trips (write, close, commit) instead of four.
+     *
+     * @param document the document; at least one chunk, distinct seq numbers
+     * @param attemptId the delivery's attempt, or null to close none
+     * @param openRecordSeen whether an open record was seen before; a wrong guess costs only round trips: without
+     *     one the single statement still finds a record written since, with one the close finds none to close
+     * @return as {@link #index(IndexedDocument)}
+     * @throws DownstreamContractException as {@link #index(IndexedDocument)}
+     * @throws IllegalArgumentException as {@link #index(IndexedDocument)}
+     * @throws IndexWriteException as {@link #index(IndexedDocument, Long)}
+     */
+    public IndexOutcome index(IndexedDocument document, Long attemptId, boolean openRecordSeen) {
         validate(document);
         try (Connection c = dataSource.getConnection()) {
-            return run(c, document, attemptId);
+            if (openRecordSeen) {
+                return indexAndCloseRecord(c, document, attemptId);
+            }
+            IndexOutcome outcome = run(c, document, attemptId, true);
+            return outcome != null ? outcome : indexAndCloseRecord(c, document, attemptId);
         } catch (SQLException e) {
             throw new IndexWriteException("document " + document.source() + "/" + document.docId()
                     + " was not indexed (" + SqlFailure.describe(e) + "); do not acknowledge the message,"
@@ -165,9 +254,57 @@ public final class DocumentIndex {
     }
 
     /**
+     * The document has an open quarantine record (the single statement found it and wrote nothing): the write,
+     * the attempt's close and the record's close ({@link #CLOSE_RECORD}) in ONE transaction, as separate
+     * statements. Not in the index statement itself: the summary triggers of {@code documents} and
+     * {@code quarantine} (V6) would each see the other's final state at the end of that one statement, and the
+     * document would leave {@code source_summary.open_indexed} counted -1.
+     */
+    private IndexOutcome indexAndCloseRecord(Connection c, IndexedDocument document, Long attemptId)
+            throws SQLException {
+        c.setAutoCommit(false);
+        try {
+            IndexOutcome outcome = run(c, document, attemptId, false);
+            if (outcome == IndexOutcome.INDEXED) {
+                closeRecord(c, document);
+            }
+            c.commit();
+            c.setAutoCommit(true);
+            return outcome;
+        } catch (SQLException | RuntimeException e) {
+            try {
+                c.rollback();
+                c.setAutoCommit(true);
+            } catch (SQLException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+    }
+
+    private void closeRecord(Connection c, IndexedDocument d) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement(CLOSE_RECORD)) {
+            int i = 1;
+            s.setString(i++, d.sourceVersion());
+            s.setString(i++, d.contentSha256());
+            s.setString(i++, d.parserVersion());
+            s.setString(i++, d.source());
+            s.setString(i++, d.docId());
+            SqlTime.set(s, i, Instant.now().truncatedTo(ChronoUnit.MICROS));
+            try (ResultSet rs = s.executeQuery()) {
+                if (rs.next()) {
+                    LOG.info("quarantine record {} closed as {}{}: a later delivery of its document was indexed",
+                            rs.getString(1), rs.getString(2), rs.getString(3) == null ? "" : " (" + rs.getString(3) + ")");
+                }
+            }
+        }
+    }
+
+    /**
      * {@link #index(IndexedDocument)}'s write on a connection whose transaction the caller owns (and commits
      * or rolls back), so that another write can share it: the drain closes the document's quarantine record in
-     * the same transaction. Closes no journal attempt. Call {@link #validate(IndexedDocument)} first.
+     * the same transaction. Closes no journal attempt and no quarantine record, and writes whether or not the
+     * document has an open record (the caller closes it). Call {@link #validate(IndexedDocument)} first.
      *
      * @param c a connection with auto-commit off
      * @param d the document, validated
@@ -175,12 +312,17 @@ public final class DocumentIndex {
      * @throws SQLException if the database fails; the caller rolls back
      */
     public IndexOutcome write(Connection c, IndexedDocument d) throws SQLException {
-        return run(c, d, null);
+        return run(c, d, null, false);
     }
 
-    private IndexOutcome run(Connection c, IndexedDocument document, Long attemptId) throws SQLException {
+    /**
+     * @param guard whether to write nothing when the document has an open quarantine record
+     * @return the verdict; null when {@code guard} found an open record (nothing was written or closed)
+     */
+    private IndexOutcome run(Connection c, IndexedDocument document, Long attemptId, boolean guard)
+            throws SQLException {
         try (PreparedStatement s = c.prepareStatement(WRITE)) {
-            bind(c, s, document, attemptId);
+            bind(c, s, document, attemptId, guard);
             for (int run = 1; ; run++) {
                 String verdict;
                 try (ResultSet rs = s.executeQuery()) {
@@ -194,6 +336,8 @@ public final class DocumentIndex {
                         return IndexOutcome.STALE_REJECTED;
                     case "unchanged":
                         return IndexOutcome.UNCHANGED;
+                    case "open_record":
+                        return null;
                     default:
                         if (run >= MAX_RACES) {
                             throw new SQLException("another writer of the document committed under each of " + run
@@ -204,8 +348,12 @@ public final class DocumentIndex {
         }
     }
 
-    private void bind(Connection c, PreparedStatement s, IndexedDocument d, Long attemptId) throws SQLException {
+    private void bind(Connection c, PreparedStatement s, IndexedDocument d, Long attemptId, boolean guard)
+            throws SQLException {
         int i = 1;
+        s.setString(i++, d.source());
+        s.setString(i++, d.docId());
+        s.setBoolean(i++, guard);
         s.setString(i++, d.source());
         s.setString(i++, d.docId());
         s.setString(i++, d.source());

@@ -24,6 +24,11 @@ public final class PipelineKeys {
      */
     public static final String INDEXED = "iqIndexed";
     /**
+     * {@code true} when the document had an OPEN quarantine record when the delivery was admitted (read with the
+     * attempt's open): its index write closes the record in the same transaction; absent otherwise.
+     */
+    public static final String OPEN_RECORD = "iqOpenRecord";
+    /**
      * The fetched document's handle (work file, sha256, source version, content type): kept for the evidence
      * record, whose payload it is. The document itself travels in the body.
      */

@@ -3,15 +3,24 @@ package org.ingestquarantine.quarantine;
 import java.util.Locale;
 
 /**
- * Where a quarantine record stands. {@link #OPEN} until a drain or an operator closes it; the lower-case
+ * Where a quarantine record stands. {@link #OPEN} until a drain, an operator, or a later delivery that indexes
+ * the document (in its index write's transaction, {@code ingest.DocumentIndex}) closes it; the lower-case
  * {@link #code()} is the database form ({@code repaired_parser_fixed}, ...).
  */
 public enum Disposition {
     /** Failed and not yet resolved; counts against coverage. */
     OPEN,
-    /** A replay with a newer parser succeeded on the same bytes. Re-opened by a later failure. */
+    /**
+     * A replay or a later delivery succeeded on the same bytes (the source's version and payload sha256 are the
+     * record's, or unknown to it), with a newer parser; or with the same parser, and then the record's reason
+     * code is {@code no_change_seen} (nothing the record holds changed: a transient cause went away). Re-opened
+     * by a later failure.
+     */
     REPAIRED_PARSER_FIXED,
-    /** A replay succeeded because the source now serves different bytes. Re-opened by a later failure. */
+    /**
+     * A replay or a later delivery succeeded and the source now serves different bytes (another version or
+     * payload sha256 than the record's). Re-opened by a later failure.
+     */
     REPAIRED_CONTENT_CHANGED,
     /** The source answered 404/410. Re-opened by a later failure (the document came back). */
     DELETED_AT_SOURCE,

@@ -230,6 +230,24 @@ class AttemptJournalTest extends PostgresTestBase {
     }
 
     @Test
+    void shouldTellWhetherTheDocumentHasAnOpenQuarantineRecordWithTheOpen() throws Exception {
+        org.ingestquarantine.quarantine.QuarantineStore store = new org.ingestquarantine.quarantine.QuarantineStore(
+                dataSource(), new org.ingestquarantine.quarantine.LocalPayloadStore(
+                        java.nio.file.Files.createTempDirectory("iq-objects-")), clock);
+        store.record(org.ingestquarantine.quarantine.FailureEvidence.builder("folder", "q.pdf")
+                .errorClass(org.ingestquarantine.failure.ErrorClass.PERMANENT_INPUT).build());
+        store.record(org.ingestquarantine.quarantine.FailureEvidence.builder("folder", "closed.pdf")
+                .errorClass(org.ingestquarantine.failure.ErrorClass.PERMANENT_INPUT).build());
+        store.close("folder", "closed.pdf", org.ingestquarantine.quarantine.Disposition.REPAIRED_PARSER_FIXED, null,
+                null);
+
+        assertThat(journal.admit("k17", "folder", "q.pdf", 1, 2).openRecord()).isTrue();
+        assertThat(journal.admit("k18", "folder", "closed.pdf", 1, 2).openRecord()).as("closed").isFalse();
+        assertThat(journal.admit("k19", "folder", "never-failed.pdf", 1, 2).openRecord()).isFalse();
+        assertThat(journal.admit("k20", "other", "q.pdf", 1, 2).openRecord()).as("another source").isFalse();
+    }
+
+    @Test
     void shouldNotWaitForAnAttemptBeingClosedByItsOutcome() throws Exception {
         AttemptJournal leased = new AttemptJournal(dataSource(), clock, new AttemptLease("host/1/D", Duration.ofMinutes(1)));
         long closing = leased.open("k14", null, null, 1);

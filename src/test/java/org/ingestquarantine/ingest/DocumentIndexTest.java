@@ -3,25 +3,52 @@ package org.ingestquarantine.ingest;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import org.ingestquarantine.db.Database;
 import org.ingestquarantine.failure.DownstreamContractException;
+import org.ingestquarantine.failure.ErrorClass;
+import org.ingestquarantine.quarantine.Disposition;
+import org.ingestquarantine.quarantine.FailureEvidence;
+import org.ingestquarantine.quarantine.LocalPayloadStore;
+import org.ingestquarantine.quarantine.QuarantineRecord;
+import org.ingestquarantine.quarantine.QuarantineStore;
+import org.ingestquarantine.testsupport.CountingDriver;
+import org.ingestquarantine.testsupport.SummaryChecks;
 import org.ingestquarantine.testsupport.PostgresTestBase;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
-/** Ensures the index rejects stale writes, skips unchanged ones, and never shows a searchable document without all its chunks. */
+/**
+ * Ensures the index rejects stale writes, skips unchanged ones, never shows a searchable document without all its
+ * chunks, and closes the open quarantine record of a document it indexes in the same transaction, at no cost to a
+ * document without one.
+ */
 class DocumentIndexTest extends PostgresTestBase {
 
     private static final int DIMS = 4;
     private static final Instant T1 = Instant.parse("2025-01-01T00:00:00Z");
     private static final Instant T2 = Instant.parse("2025-02-01T00:00:00Z");
+
+    @TempDir
+    Path temp;
 
     private DocumentIndex index;
 
@@ -199,6 +226,153 @@ class DocumentIndexTest extends PostgresTestBase {
         assertThat(outcome(indexed)).isEqualTo("indexed/index");
         assertThat(outcome(skipped)).isEqualTo("skipped/index");
         assertThat(outcome(failed)).as("nothing committed: the attempt stays open").isEqualTo("null/null");
+    }
+
+    @Test
+    void shouldCloseTheOpenRecordOfADocumentThatALaterDeliveryIndexesWithTheDrainsRule() throws Exception {
+        QuarantineStore store = store();
+        byte[] failedBytes = "the bytes that failed".getBytes(StandardCharsets.UTF_8);
+        Path payload = Files.write(temp.resolve("failed.pdf"), failedBytes);
+        store.record(failure("version", "v1", null, "p1"));                // the etag moved: v1 -> v2
+        store.record(failure("bytes", null, payload, "p1"));               // no etag known, the bytes moved
+        store.record(failure("parser", "v1", payload, "p0"));              // same etag and bytes, parser p0 -> p1
+        store.record(failure("nothing", "v1", payload, "p1"));             // nothing the record holds differs
+        long attempt = attempt("kr");
+
+        assertThat(index.index(doc("version", "v2", T1, "p1", 2), attempt)).isEqualTo(IndexOutcome.INDEXED);
+        assertThat(index.index(docWithSha("bytes", "v1", sha256("other bytes".getBytes(StandardCharsets.UTF_8)))))
+                .isEqualTo(IndexOutcome.INDEXED);
+        assertThat(index.index(docWithSha("parser", "v1", sha256(failedBytes)))).isEqualTo(IndexOutcome.INDEXED);
+        assertThat(index.index(docWithSha("nothing", "v1", sha256(failedBytes)))).isEqualTo(IndexOutcome.INDEXED);
+
+        assertClosed(store, "version", Disposition.REPAIRED_CONTENT_CHANGED, "no_text_layer");
+        assertClosed(store, "bytes", Disposition.REPAIRED_CONTENT_CHANGED, "no_text_layer");
+        assertClosed(store, "parser", Disposition.REPAIRED_PARSER_FIXED, "no_text_layer");
+        assertClosed(store, "nothing", Disposition.REPAIRED_PARSER_FIXED, DocumentIndex.NO_CHANGE_SEEN);
+        assertThat(outcome(attempt)).as("the attempt closed in the same transaction").isEqualTo("indexed/index");
+        assertThat(query("SELECT count(*) FROM quarantine_attempt")).as("a close appends no attempt (as the drain)")
+                .isEqualTo(4);
+        assertThat(query("SELECT count(*) FROM chunks WHERE doc_id = 'version'")).isEqualTo(2);
+        SummaryChecks.assertSummariesMatchTheRecords(dataSource(), "after the closes");
+        assertThat(query("SELECT indexed * 10 + open_indexed FROM source_summary WHERE source = 'folder'"))
+                .as("4 indexed, none with an open record").isEqualTo(40);
+        assertThat(query("SELECT count(*) FROM quarantine_summary WHERE disposition = 'open'")).isZero();
+    }
+
+    @Test
+    void shouldLeaveTheRecordOpenWhenTheWriteIsStaleUnchangedOrFails() throws Exception {
+        QuarantineStore store = store();
+        index.index(doc("s", "v2", T2, "p1", 1));
+        index.index(doc("u", "v1", T1, "p1", 1));
+        store.record(failure("s", "v3", null, "p1"));   // a later version failed after v2 was indexed
+        store.record(failure("u", "v1", null, "p1"));
+        store.record(failure("f", "v1", null, "p1"));
+        long failed = attempt("kf");
+
+        assertThat(index.index(doc("s", "v1", T1, "p1", 1))).isEqualTo(IndexOutcome.STALE_REJECTED);
+        assertThat(index.index(doc("u", "v1", T1, "p1", 1))).isEqualTo(IndexOutcome.UNCHANGED);
+        List<IndexedChunk> bad = List.of(new IndexedChunk(0, "nul \u0000", vector(0), 1, 1));
+        assertThatThrownBy(() -> index.index(new IndexedDocument("folder", "f", "v2", T1, null, "p1", "c1", "e1", 1,
+                bad), failed)).isInstanceOf(IndexWriteException.class);
+
+        for (String id : List.of("s", "u", "f")) {
+            assertThat(store.find("folder", id).orElseThrow().disposition()).as(id).isEqualTo(Disposition.OPEN);
+        }
+        assertThat(index.state("folder", "f")).as("nothing committed").isEmpty();
+        assertThat(outcome(failed)).as("nothing committed: the attempt stays open").isEqualTo("null/null");
+        SummaryChecks.assertSummariesMatchTheRecords(dataSource(), "after writes that closed nothing");
+    }
+
+    @Test
+    void shouldCostOneStatementWithoutARecordAndOneTransactionOfThreeStatementsWithOne() throws Exception {
+        CountingDriver.install();
+        try (Database counted = Database.open(CountingDriver.PREFIX + postgres.jdbcUrl().substring("jdbc:".length()),
+                postgres.user(), postgres.password())) {
+            DocumentIndex countedIndex = new DocumentIndex(counted.dataSource(), DIMS);
+            store().record(failure("with-record", "v1", null, "p1"));
+            countedIndex.index(doc("warm", "v1", T1, "p1", 1));
+
+            CountingDriver.reset();
+            assertThat(countedIndex.index(doc("no-record", "v1", T1, "p1", 3), attempt("kn")))
+                    .isEqualTo(IndexOutcome.INDEXED);
+            assertThat(trips()).as("no record: the one index statement, " + CountingDriver.byThread())
+                    .containsExactly(1L, 1L);
+
+            CountingDriver.reset();
+            assertThat(countedIndex.index(doc("with-record", "v2", T1, "p1", 3), attempt("kw")))
+                    .isEqualTo(IndexOutcome.INDEXED);
+            assertThat(trips()).as("an open record: the guarded statement, then write, close, commit; "
+                    + CountingDriver.byThread()).containsExactly(4L, 2L);
+            assertThat(store().find("folder", "with-record").orElseThrow().disposition())
+                    .isEqualTo(Disposition.REPAIRED_CONTENT_CHANGED);
+
+            store().record(failure("seen", "v1", null, "p1"));
+            CountingDriver.reset();
+            assertThat(countedIndex.index(doc("seen", "v2", T1, "p1", 3), attempt("ks"), true))
+                    .isEqualTo(IndexOutcome.INDEXED);
+            assertThat(trips()).as("an open record seen at admission: write, close, commit; "
+                    + CountingDriver.byThread()).containsExactly(3L, 1L);
+            assertThat(store().find("folder", "seen").orElseThrow().disposition())
+                    .isEqualTo(Disposition.REPAIRED_CONTENT_CHANGED);
+        }
+    }
+
+    @Test
+    void shouldOrderAFailureWrittenDuringAClosingWriteAfterTheCloseSoItReopensTheRecord() throws Exception {
+        QuarantineStore store = store();
+        store.record(failure("lk", "v1", null, "p1"));
+        ExecutorService other = Executors.newSingleThreadExecutor();
+        try (Connection c = dataSource().getConnection()) {
+            c.setAutoCommit(false);
+            // a closing write (the drain's order: write, then close, one transaction) has written the document
+            assertThat(index.write(c, doc("lk", "v2", T1, "p1", 1))).isEqualTo(IndexOutcome.INDEXED);
+            // meanwhile another delivery of the document fails and writes its record
+            Future<QuarantineRecord> failing = other.submit(() -> store.record(failure("lk", "v1", null, "p1")));
+            Thread.sleep(300);
+            assertThat(failing).as("the failure waits for the record's lock, taken by the write").isNotDone();
+            store.close(c, "folder", "lk", Disposition.REPAIRED_CONTENT_CHANGED, null, null);
+            c.commit();
+            assertThat(failing.get(10, TimeUnit.SECONDS).disposition())
+                    .as("the failure, after the close, re-opens the record").isEqualTo(Disposition.OPEN);
+        } finally {
+            other.shutdownNow();
+        }
+        assertThat(store.find("folder", "lk").orElseThrow().attempts()).isEqualTo(2);
+        SummaryChecks.assertSummariesMatchTheRecords(dataSource(), "after a close and a concurrent failure");
+    }
+
+    /** @return this thread's round trips (validations on borrow left out) and commits */
+    private static List<Long> trips() {
+        CountingDriver.Counts c = CountingDriver.byThread().get(Thread.currentThread().getName().replaceAll("[0-9]+", "#"));
+        long validations = c.statements.containsKey("<isValid>") ? c.statements.get("<isValid>").sum() : 0;
+        return List.of(c.roundTrips.sum() - validations, c.commits.sum());
+    }
+
+    private QuarantineStore store() {
+        return new QuarantineStore(dataSource(), new LocalPayloadStore(temp.resolve("objects")), Clock.systemUTC());
+    }
+
+    private static FailureEvidence failure(String id, String version, Path payload, String parser) {
+        return FailureEvidence.builder("folder", id).errorClass(ErrorClass.PERMANENT_INPUT).reasonCode("no_text_layer")
+                .errorFingerprint("fp-" + id).sourceVersion(version).payload(payload).parserVersion(parser)
+                .stage("parse").build();
+    }
+
+    private static void assertClosed(QuarantineStore store, String id, Disposition disposition, String reason) {
+        QuarantineRecord r = store.find("folder", id).orElseThrow();
+        assertThat(r.disposition()).as("disposition of %s", id).isEqualTo(disposition);
+        assertThat(r.reasonCode()).as("reason of %s", id).isEqualTo(reason);
+        assertThat(r.closedAt()).as("closed_at of %s", id).isNotNull();
+    }
+
+    private static IndexedDocument docWithSha(String id, String version, String sha) {
+        IndexedDocument d = doc(id, version, T1, "p1", 1);
+        return new IndexedDocument(d.source(), d.docId(), d.sourceVersion(), d.sourceUpdatedAt(), sha,
+                d.parserVersion(), d.chunkerVersion(), d.embedderVersion(), d.pageCount(), d.chunks());
+    }
+
+    private static String sha256(byte[] bytes) throws Exception {
+        return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
     }
 
     private static long attempt(String key) throws Exception {

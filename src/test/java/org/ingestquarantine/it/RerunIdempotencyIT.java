@@ -11,6 +11,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
@@ -21,19 +22,25 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Stream;
 import javax.sql.DataSource;
+import org.ingestquarantine.operator.CoverageRow;
+import org.ingestquarantine.operator.OperatorService;
 import org.ingestquarantine.pipeline.IngestMessage;
+import org.ingestquarantine.quarantine.Disposition;
+import org.ingestquarantine.quarantine.LocalPayloadStore;
 import org.ingestquarantine.quarantine.QuarantineAttempt;
 import org.ingestquarantine.quarantine.QuarantineRecord;
 import org.ingestquarantine.testsupport.Corpus;
+import org.ingestquarantine.testsupport.SummaryChecks;
 import org.ingestquarantine.testsupport.TestPipeline;
+import org.ingestquarantine.testsupport.TextPdf;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Ensures ingesting the same folder again, by a new application on the same data, leaves indexed documents
- * untouched, adds one attempt to each existing quarantine record, and re-indexes only a document whose
- * bytes changed.
+ * untouched, adds one attempt to each existing quarantine record, re-indexes only a document whose
+ * bytes changed, and closes the open record of a quarantined document once its fixed file is indexed.
  */
 class RerunIdempotencyIT {
 
@@ -126,6 +133,48 @@ class RerunIdempotencyIT {
             assertThat(second.documents().get("b-good.pdf")).isEqualTo(first.documents().get("b-good.pdf"));
             assertThat(second.chunksOf("b-good.pdf")).isEqualTo(first.chunksOf("b-good.pdf"));
             assertThat(second.documents()).containsOnlyKeys(GOOD);
+        }
+    }
+
+    @Test
+    void shouldCloseTheOpenRecordOfADocumentIndexedAfterItsFileWasFixed() throws Exception {
+        try (TestPipeline run = TestPipeline.start(data, Map.of())) {
+            ingest(run);
+        }
+        // the producer fixed both files and published them again: a good PDF in place of the not-a-PDF, and one
+        // in place of the encrypted one
+        Files.copy(Corpus.file("c0047.pdf"), folder.resolve("c-not-pdf.pdf"), StandardCopyOption.REPLACE_EXISTING);
+        Files.write(folder.resolve("d-encrypted.pdf"), TextPdf.of("the decrypted report, page one"));
+
+        try (TestPipeline rerun = TestPipeline.start(data, Map.of())) {
+            DataSource db = rerun.dataSource();
+            try (Connection c = db.getConnection(); PreparedStatement s = c.prepareStatement("INSERT INTO source_totals"
+                    + " (source, documents, counted_at, counted_by) VALUES (?, 4, now(), 'test')")) {
+                s.setString(1, SOURCE);
+                s.executeUpdate();
+            }
+            Map<String, String> outcomes = ingest(rerun);
+            assertThat(outcomes).containsExactlyInAnyOrderEntriesOf(Map.of("a-good.pdf", "unchanged",
+                    "b-good.pdf", "unchanged", "c-not-pdf.pdf", "indexed", "d-encrypted.pdf", "indexed"));
+
+            for (String docId : BAD) {
+                QuarantineRecord r = rerun.store().find(SOURCE, docId).orElseThrow();
+                assertThat(r.disposition()).as("record of %s: its bytes (the folder's version) changed", docId)
+                        .isEqualTo(Disposition.REPAIRED_CONTENT_CHANGED);
+                assertThat(r.closedAt()).as("closed_at of %s", docId).isNotNull();
+                assertThat(r.attempts()).as("a close is no attempt").isEqualTo(1);
+                assertThat(rerun.store().attempts(r.dlqId())).hasSize(1);
+            }
+            OperatorService operator = new OperatorService(db, rerun.store(), new LocalPayloadStore(data.resolve("x")),
+                    Clock.systemUTC());
+            CoverageRow coverage = operator.coverage().stream().filter(row -> row.source().equals(SOURCE))
+                    .findFirst().orElseThrow();
+            assertThat(List.of(coverage.total(), coverage.indexed(), coverage.openQuarantined(), coverage.unindexable()))
+                    .as("each document counted once").containsExactly(4L, 4L, 0L, 0L);
+            assertThat(coverage.coverage()).isEqualTo(1.0);
+            assertThat(coverage.oldestOpenAge()).as("no open record left").isNull();
+            assertThat(operator.overdue(Duration.ZERO).documents()).as("overdue: nothing open").isZero();
+            SummaryChecks.assertSummariesMatchTheRecords(db, "after the fixed files were indexed");
         }
     }
 

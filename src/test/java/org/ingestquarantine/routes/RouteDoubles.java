@@ -218,7 +218,7 @@ public final class RouteDoubles implements CamelConfiguration {
         }
 
         public IndexOutcome index(IngestMessage message, FetchedDocument fetched, Long attemptId,
-                                  EmbeddedDocument embedded) {
+                                  Boolean openRecord, EmbeddedDocument embedded) {
             at("index", embedded);
             return IndexOutcome.INDEXED;
         }
