@@ -106,6 +106,15 @@ class IngestCommandIT {
         assertThat(out.toString()).contains("not_attempted:invalid_doc_id").contains("no document can be asked");
         assertThat(run("show", record.get("dlq_id").asText(), "--json", "--data-dir", data.toString()))
                 .as("left exactly as it was").isEqualTo(shown);
+
+        // its stored payload is the message itself: reproduce by dlq_id parses it (not a PDF), and erase keeps
+        // the document in the source's denominator
+        JsonNode reproduced = run("reproduce", record.get("dlq_id").asText(), "--json", "--data-dir", data.toString());
+        assertThat(reproduced.toString()).doesNotContain("bad\\nname");
+        run("erase", "--source", "names", "--doc-id", record.get("doc_id").asText(), "--json", "--data-dir", data.toString());
+        JsonNode erased = run("coverage", "--json", "--data-dir", data.toString()).at("/sources/0");
+        assertThat(erased.get("erased").asLong()).isEqualTo(1);
+        assertThat(erased.get("coverage").asDouble()).isEqualTo(0.5);
     }
 
     @Test
