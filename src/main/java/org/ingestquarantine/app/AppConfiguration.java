@@ -189,7 +189,10 @@ public final class AppConfiguration implements CamelConfiguration {
         registry.bind("documentParser", parser);
 
         DocumentIndex index = new DocumentIndex(database.dataSource(), embedder.dimensions());
-        Preflight preflight = new Preflight(connectors, sourceAccess(context), maxBytes);
+        SourceAccess sourceAccess = sourceAccess(context);
+        Preflight preflight = new Preflight(connectors, sourceAccess, maxBytes);
+        // a message's source counts as its own only when this process is configured for it, as at preflight
+        MessageReader reader = new MessageReader(sourceAccess::isConfigured);
         ConsumerCircuitBreaker breaker = new ConsumerCircuitBreaker(database::reachableAfterOutage, classification,
                 settings.requiredMillis("db.probe-interval-ms"));
         context.getManagementStrategy().addEventNotifier(new StageNotifier(journal::stage));
@@ -209,7 +212,7 @@ public final class AppConfiguration implements CamelConfiguration {
                 Integer.toString(QuarantineStore.recordParameters()));
         registry.bind("deliveryGuard", new DeliveryGuard(broker, journal, policies, inFlight, heartbeat,
                 settings.requiredMillis("delivery.live-attempt-wait-ms")));
-        registry.bind("messageReader", new MessageReader());
+        registry.bind("messageReader", reader);
         registry.bind("preflight", preflight);
         registry.bind("fetcher", new Fetcher(preflight, dataDir.resolve("work"), maxBytes));
         registry.bind("parseStage", new ParseStage(parser));
@@ -221,7 +224,7 @@ public final class AppConfiguration implements CamelConfiguration {
         registry.bind("documentIndex", index);
         registry.bind("quarantineQueries", new QuarantineQueries(database.dataSource()));
         registry.bind("sourceTotals", new SourceTotals(database.dataSource(), clock));
-        registry.bind("dlqSweeper", new DlqSweeper(store, broker, clock, settings.requiredMillis("dlq.sweep-backoff-initial-ms"),
+        registry.bind("dlqSweeper", new DlqSweeper(store, reader, broker, clock, settings.requiredMillis("dlq.sweep-backoff-initial-ms"),
                 settings.requiredMillis("dlq.sweep-backoff-max-ms")));
         registry.bind("quarantineRecorder", new QuarantineRecorder(store, versions, metrics));
         if (Boolean.parseBoolean(settings.string(SERVE_OPERATOR_API, "false"))) {

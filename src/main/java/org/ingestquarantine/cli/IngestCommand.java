@@ -21,7 +21,7 @@ import org.ingestquarantine.ingest.SourceAccess;
 import org.ingestquarantine.ingest.SourceRoots;
 import org.ingestquarantine.ingest.SourceTotals;
 import org.ingestquarantine.pipeline.IngestMessage;
-import org.ingestquarantine.quarantine.QuarantineRecorder;
+import org.ingestquarantine.pipeline.RecordKey;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -72,7 +72,7 @@ final class IngestCommand implements Callable<Integer> {
      *     unreadable messages), or null if it can
      */
     private static String refusedSource(String name) {
-        if (name.equals(QuarantineRecorder.INVALID_MESSAGES_SOURCE)) {
+        if (RecordKey.isReservedSource(name)) {
             return "'" + name + "' is reserved for messages that cannot be read";
         }
         try {

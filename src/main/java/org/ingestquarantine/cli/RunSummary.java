@@ -12,9 +12,9 @@ import java.util.function.UnaryOperator;
 import org.ingestquarantine.app.PipelineApp;
 import org.ingestquarantine.ingest.DocumentIndex;
 import org.ingestquarantine.pipeline.LogSafe;
+import org.ingestquarantine.pipeline.RecordKey;
 import org.ingestquarantine.quarantine.QuarantineQueries;
 import org.ingestquarantine.quarantine.QuarantineRecord;
-import org.ingestquarantine.quarantine.QuarantineRecorder;
 import org.ingestquarantine.quarantine.QuarantineStore;
 
 /**
@@ -62,9 +62,11 @@ record RunSummary(String source, int documents, int indexed, int unchanged, Map<
                 }
                 case "quarantined" -> {
                     // a file whose name is not a valid identity (control characters, too long) was quarantined
-                    // as an unreadable message: its record is keyed by the delivery key, not by its name
+                    // as an unreadable message: its record is keyed by the delivery key, not by its name, under
+                    // this source (configured by the ingest) or, from a process that did not know it, the reserved one
                     QuarantineRecord r = store.find(source, e.getValue())
-                            .or(() -> store.find(QuarantineRecorder.INVALID_MESSAGES_SOURCE, e.getKey()))
+                            .or(() -> store.find(source, RecordKey.invalidDocId(source, e.getKey()).docId()))
+                            .or(() -> store.find(RecordKey.INVALID_MESSAGES_SOURCE, e.getKey()))
                             .orElseThrow(() -> new IllegalStateException("document "
                                     + LogSafe.identity(e.getValue()) + " settled as quarantined but has no record"));
                     byClass.merge(r.errorClass().code(), 1, Integer::sum);

@@ -8,11 +8,12 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.camel.Exchange;
 import org.ingestquarantine.failure.ErrorClass;
+import org.ingestquarantine.ingest.MessageReader;
 import org.ingestquarantine.pipeline.IngestMessage;
 import org.ingestquarantine.pipeline.LogSafe;
 import org.ingestquarantine.pipeline.PipelineKeys;
+import org.ingestquarantine.pipeline.RecordKey;
 import org.ingestquarantine.quarantine.FailureEvidence;
-import org.ingestquarantine.quarantine.QuarantineRecorder;
 import org.ingestquarantine.quarantine.QuarantineStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,8 +26,10 @@ import org.slf4j.LoggerFactory;
  * Either way the route then acknowledges it; nothing is published anywhere, so there is no DLQ loop.
  *
  * <p>The error class comes from the message header {@value #ERROR_CLASS_HEADER} when it names one,
- * else it is unclassified. A body that is not an ingest message is keyed like the consumer keys it:
- * source {@link QuarantineRecorder#INVALID_MESSAGES_SOURCE}, doc_id the delivery key. The delivery
+ * else it is unclassified. A body that is not an ingest message is keyed like the consumer keys it
+ * ({@link MessageReader#keyOf}): a configured source's message with an invalid doc_id under that source, doc_id
+ * {@value RecordKey#INVALID_DOC_ID_PREFIX} and the delivery key; any other under source
+ * {@value RecordKey#INVALID_MESSAGES_SOURCE}, doc_id the delivery key. The delivery
  * count stored with the attempt is the dead-letter queue's own delivery count of the message.
  *
  * <p>A record that cannot be written (the database is down, or refuses the row: a program limit, a
@@ -47,6 +50,7 @@ public final class DlqSweeper {
     private static final Logger LOG = LoggerFactory.getLogger(DlqSweeper.class);
 
     private final QuarantineStore store;
+    private final MessageReader reader;
     private final BrokerAdapter broker;
     private final Clock clock;
     private final Duration backoffInitial;
@@ -59,14 +63,16 @@ public final class DlqSweeper {
 
     /**
      * @param store the quarantine store
+     * @param reader reads the message and names its record's key, as the consumer does
      * @param broker reads the delivery key and count of the dead-lettered message
      * @param clock for the back-off
      * @param backoffInitial wait after the first failed write (property {@code dlq.sweep-backoff-initial-ms})
      * @param backoffMax longest wait between writes (property {@code dlq.sweep-backoff-max-ms})
      */
-    public DlqSweeper(QuarantineStore store, BrokerAdapter broker, Clock clock, Duration backoffInitial,
-                      Duration backoffMax) {
+    public DlqSweeper(QuarantineStore store, MessageReader reader, BrokerAdapter broker, Clock clock,
+                      Duration backoffInitial, Duration backoffMax) {
         this.store = store;
+        this.reader = reader;
         this.broker = broker;
         this.clock = clock;
         this.backoffInitial = backoffInitial;
@@ -114,9 +120,11 @@ public final class DlqSweeper {
     }
 
     private String record(Exchange exchange, String key) {
-        IngestMessage message = readOrNull(exchange.getIn().getBody(String.class));
-        String source = message == null ? QuarantineRecorder.INVALID_MESSAGES_SOURCE : message.source();
-        String docId = message == null ? key : message.docId();
+        String body = exchange.getIn().getBody(String.class);
+        IngestMessage message = readOrNull(body);
+        RecordKey recordKey = reader.keyOf(body, key);
+        String source = recordKey.source();
+        String docId = recordKey.docId();
         if (store.find(source, docId).isPresent()) {
             LOG.info("{}/{} from the broker's dead-letter queue already has a quarantine record; acknowledging",
                     LogSafe.identity(source), LogSafe.identity(docId));

@@ -8,6 +8,7 @@ import org.ingestquarantine.metrics.PipelineMetrics;
 import org.ingestquarantine.pipeline.IngestMessage;
 import org.ingestquarantine.pipeline.LogSafe;
 import org.ingestquarantine.pipeline.PipelineKeys;
+import org.ingestquarantine.pipeline.RecordKey;
 import org.ingestquarantine.quarantine.QuarantineRecorder;
 
 /**
@@ -111,9 +112,11 @@ public final class Outcomes {
     private void settle(Exchange exchange, String outcome) {
         exchange.setProperty(PipelineKeys.OUTCOME, outcome);
         IngestMessage message = exchange.getProperty(PipelineKeys.MESSAGE, IngestMessage.class);
-        String source = message == null ? QuarantineRecorder.INVALID_MESSAGES_SOURCE : message.source();
-        LOG.info("{} {}", message == null ? LogSafe.identity(exchange.getProperty(PipelineKeys.DELIVERY_KEY, String.class))
-                : LogSafe.identity(message.source()) + "/" + LogSafe.identity(message.docId()), outcome);
+        RecordKey key = QuarantineRecorder.keyOf(exchange);
+        String source = key.source();
+        // an unreadable message by its delivery key, as before; one kept under its configured source by its record
+        LOG.info("{} {}", message == null && RecordKey.isReservedSource(source)
+                ? LogSafe.identity(exchange.getProperty(PipelineKeys.DELIVERY_KEY, String.class)) : key.logForm(), outcome);
         FetchedDocument fetched = exchange.getProperty(PipelineKeys.FETCHED, FetchedDocument.class);
         metrics.settled(source, fetched == null ? null : fetched.contentType(), QUARANTINED.equals(outcome));
     }

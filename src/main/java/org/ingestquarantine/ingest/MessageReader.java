@@ -1,17 +1,75 @@
 package org.ingestquarantine.ingest;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Objects;
+import java.util.function.Predicate;
+import org.apache.camel.Exchange;
+import org.ingestquarantine.failure.PermanentInputException;
 import org.ingestquarantine.pipeline.IngestMessage;
+import org.ingestquarantine.pipeline.InvalidIdentityException;
+import org.ingestquarantine.pipeline.PipelineKeys;
+import org.ingestquarantine.pipeline.RecordKey;
 
-/** Reads the message body into an {@link IngestMessage}; a body that is not one is permanent_input. */
+/**
+ * Reads the message body into an {@link IngestMessage}; a body that is not one is permanent_input. Also names
+ * the {@link RecordKey} a failure of the delivery is recorded under: a message whose source is valid and
+ * configured here (the check a good message's source passes at preflight) but whose doc_id is invalid is kept
+ * under that source, so its coverage counts it; any other unreadable message goes to
+ * {@value RecordKey#INVALID_MESSAGES_SOURCE}.
+ */
 public final class MessageReader {
 
+    private final Predicate<String> configuredSource;
+
     /**
-     * @param body the consumed message's body: bytes (Kafka, RabbitMQ), read as UTF-8, or text (SQS)
-     * @return the message
-     * @throws org.ingestquarantine.failure.PermanentInputException with reason {@code invalid_message}
+     * @param configuredSource whether a source name is configured in this process ({@link SourceAccess#isConfigured})
      */
-    public IngestMessage read(Object body) {
+    public MessageReader(Predicate<String> configuredSource) {
+        this.configuredSource = Objects.requireNonNull(configuredSource, "configuredSource");
+    }
+
+    /**
+     * Sets {@link PipelineKeys#MESSAGE} to the message read from the body and {@link PipelineKeys#RECORD_KEY} to
+     * the key its record would have; on failure only the key, named from the delivery key
+     * ({@link PipelineKeys#DELIVERY_KEY}, set before).
+     *
+     * @param exchange the consumed message: body bytes (Kafka, RabbitMQ), read as UTF-8, or text (SQS)
+     * @throws PermanentInputException with reason {@code invalid_message}
+     */
+    public void read(Exchange exchange) {
+        String deliveryKey = exchange.getProperty(PipelineKeys.DELIVERY_KEY, String.class);
+        try {
+            IngestMessage message = parse(exchange.getIn().getBody());
+            exchange.setProperty(PipelineKeys.MESSAGE, message);
+            exchange.setProperty(PipelineKeys.RECORD_KEY, RecordKey.of(message));
+        } catch (PermanentInputException e) {
+            exchange.setProperty(PipelineKeys.RECORD_KEY, unreadable(e, deliveryKey));
+            throw e;
+        }
+    }
+
+    /**
+     * @param body a message body, as {@link #read} takes it
+     * @param deliveryKey the broker's identity of the message
+     * @return the key its record has: the message's own, or the one {@link #read} names for an unreadable one
+     */
+    public RecordKey keyOf(Object body, String deliveryKey) {
+        try {
+            return RecordKey.of(parse(body));
+        } catch (PermanentInputException e) {
+            return unreadable(e, deliveryKey);
+        }
+    }
+
+    private RecordKey unreadable(PermanentInputException e, String deliveryKey) {
+        if (e instanceof InvalidIdentityException invalid && invalid.messageSource() != null
+                && !RecordKey.isReservedSource(invalid.messageSource()) && configuredSource.test(invalid.messageSource())) {
+            return RecordKey.invalidDocId(invalid.messageSource(), deliveryKey);
+        }
+        return RecordKey.unreadable(deliveryKey);
+    }
+
+    private static IngestMessage parse(Object body) {
         if (body instanceof byte[] bytes) {
             return IngestMessage.parse(new String(bytes, StandardCharsets.UTF_8));
         }

@@ -84,6 +84,14 @@ public final class SourceAccess {
     }
 
     /**
+     * @param source a source name, may be {@code null}
+     * @return whether it is configured here: a message naming it passes {@link #guard}'s source check
+     */
+    public boolean isConfigured(String source) {
+        return source != null && sources.containsKey(source);
+    }
+
+    /**
      * @param source the message's source
      * @return the guard for that source's URIs, to be asked before the first read and on every redirect
      * @throws PermanentInputException with reason {@code unknown_source} when the source is not configured

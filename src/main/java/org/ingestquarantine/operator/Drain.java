@@ -51,6 +51,7 @@ import org.ingestquarantine.parse.DocumentParser;
 import org.ingestquarantine.parse.ParsedDocument;
 import org.ingestquarantine.pipeline.LogSafe;
 import org.ingestquarantine.pipeline.PipelineVersions;
+import org.ingestquarantine.pipeline.RecordKey;
 import org.ingestquarantine.quarantine.Disposition;
 import org.ingestquarantine.quarantine.FailureEvidence;
 import org.ingestquarantine.quarantine.QuarantineRecord;
@@ -71,7 +72,8 @@ import org.ingestquarantine.quarantine.QuarantineStore;
  * <p>A record this process may not ask its source about, because of ITS configuration (the source is not
  * configured here: {@code unknown_source}; the folder an ingest recorded as its root is gone:
  * {@code source_folder_missing}; the URI is outside the source's roots: {@code uri_not_allowed};
- * no URI can be formed: {@code invalid_uri}, {@code no_source_uri}), is not attempted: no request, no new
+ * no URI can be formed: {@code invalid_uri}, {@code no_source_uri}), or that names no document (its message's
+ * doc_id was invalid: {@code invalid_doc_id}), is not attempted: no request, no new
  * attempt, the record stays exactly as it was, and it counts as {@code not_attempted:<reason>} with one
  * explanation per reason in the report.
  *
@@ -105,6 +107,12 @@ public final class Drain {
 
     /** Reason of {@value #NOT_ATTEMPTED} when no URI is known for the record's source. */
     static final String NO_SOURCE_URI = "no_source_uri";
+
+    /**
+     * Reason of {@value #NOT_ATTEMPTED} for a record of a message whose doc_id was invalid (doc_id
+     * {@value RecordKey#INVALID_DOC_ID_PREFIX}{@code <delivery key>}): there is no document to ask the source for.
+     */
+    static final String INVALID_DOC_ID = "invalid_doc_id";
 
     /** Reason of {@value #NOT_ATTEMPTED} when the folder an ingest recorded as the source's root is gone. */
     static final String SOURCE_FOLDER_MISSING = "source_folder_missing";
@@ -224,6 +232,12 @@ public final class Drain {
         QuarantineRecord record = store.findById(dlqId).orElseThrow();
         if (record.disposition() != Disposition.OPEN) {
             return "already_closed";
+        }
+        if (RecordKey.isInvalidDocId(record.docId())) {
+            return notAttempted(INVALID_DOC_ID, "the message's doc_id was not a valid identity (too long, a control"
+                    + " character), so no document can be asked of the source; the record is keyed by its delivery key."
+                    + " Rename the file (or fix the producer) and ingest again; the record stays open until disposed"
+                    + " (dispose --fingerprint ... --unindexable) or erased", notAttempted);
         }
         Path missingRoot = missingRoots.get(record.source());
         if (missingRoot != null) {

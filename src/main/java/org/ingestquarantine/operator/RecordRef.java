@@ -27,8 +27,10 @@ public record RecordRef(String dlqId, String source, String docId) {
         }
         if (CONTROL.matcher(t).find()) {
             throw new BadOperatorInputException("'" + bounded(t) + "' names no record: a source/doc_id holds no control"
-                    + " characters (a document named with one is recorded under source _invalid_messages by its"
-                    + " delivery key)");
+                    + " characters (a document named with one is recorded by its delivery key: under its source as "
+                    + org.ingestquarantine.pipeline.RecordKey.INVALID_DOC_ID_PREFIX + "<delivery key> when the source"
+                    + " is configured, else under source " + org.ingestquarantine.pipeline.RecordKey.INVALID_MESSAGES_SOURCE
+                    + ")");
         }
         int slash = t.indexOf('/');
         if (slash <= 0 || slash == t.length() - 1) {

@@ -34,8 +34,8 @@ public record IngestMessage(String source, String docId, URI uri, String sourceV
 
     static {
         JsonNode properties = schema().path("properties");
-        SOURCE_RULE = IdentityRule.of("source", properties.path("source"));
-        DOC_ID_RULE = IdentityRule.of("doc_id", properties.path("doc_id"));
+        SOURCE_RULE = IdentityRule.of("source", properties.path("source"), null);
+        DOC_ID_RULE = IdentityRule.of("doc_id", properties.path("doc_id"), RecordKey.INVALID_DOC_ID_PREFIX);
     }
 
     /**
@@ -44,7 +44,9 @@ public record IngestMessage(String source, String docId, URI uri, String sourceV
      * @throws PermanentInputException with reason {@code invalid_message} when the body is not a JSON
      *     object, or lacks {@code source}, {@code doc_id} or a valid {@code uri}; an
      *     {@link InvalidIdentityException} (same reason) when {@code source} or {@code doc_id} is longer
-     *     than the schema's {@code maxLength} or breaks its {@code pattern} (no control characters)
+     *     than the schema's {@code maxLength} or breaks its {@code pattern} (no control characters; a doc_id
+     *     does not begin with the reserved {@value RecordKey#INVALID_DOC_ID_PREFIX}); when only the doc_id is
+     *     invalid, the exception names the valid source ({@link InvalidIdentityException#messageSource})
      */
     public static IngestMessage parse(String body) {
         if (body == null || body.isBlank()) {
@@ -62,7 +64,12 @@ public record IngestMessage(String source, String docId, URI uri, String sourceV
             throw PermanentInputException.invalidMessage("the message body is not a JSON object");
         }
         String source = SOURCE_RULE.check(text(node, "source"));
-        String docId = DOC_ID_RULE.check(text(node, "doc_id"));
+        String docId;
+        try {
+            docId = DOC_ID_RULE.check(text(node, "doc_id"));
+        } catch (InvalidIdentityException e) {
+            throw e.withMessageSource(source);
+        }
         String uri = text(node, "uri");
         URI parsed;
         try {
@@ -131,20 +138,31 @@ public record IngestMessage(String source, String docId, URI uri, String sourceV
         return SOURCE_RULE.check(source);
     }
 
-    /** An identity field's {@code maxLength} (in code points, as JSON Schema counts) and {@code pattern}. */
-    private record IdentityRule(String field, int maxLength, Pattern pattern) {
+    /**
+     * An identity field's {@code maxLength} (in code points, as JSON Schema counts) and {@code pattern}, and the
+     * prefix it may not begin with (null: none), which the schema's pattern refuses too.
+     */
+    private record IdentityRule(String field, int maxLength, Pattern pattern, String reservedPrefix) {
 
-        static IdentityRule of(String field, JsonNode schema) {
+        static IdentityRule of(String field, JsonNode schema, String reservedPrefix) {
             if (!schema.path("maxLength").canConvertToInt() || !schema.path("pattern").isTextual()) {
                 throw new IllegalStateException(SCHEMA_RESOURCE + " must give " + field + " a maxLength and a pattern");
             }
-            return new IdentityRule(field, schema.path("maxLength").asInt(), Pattern.compile(schema.path("pattern").asText()));
+            Pattern pattern = Pattern.compile(schema.path("pattern").asText());
+            if (reservedPrefix != null && pattern.matcher(reservedPrefix + "x").matches()) {
+                throw new IllegalStateException(SCHEMA_RESOURCE + " must refuse a " + field + " beginning with "
+                        + reservedPrefix + " in its pattern");
+            }
+            return new IdentityRule(field, schema.path("maxLength").asInt(), pattern, reservedPrefix);
         }
 
         String check(String value) {
             if (value.length() > maxLength && value.codePointCount(0, value.length()) > maxLength) {
                 throw new InvalidIdentityException(field, value,
                         "has " + value.codePointCount(0, value.length()) + " characters, over the schema's maxLength " + maxLength);
+            }
+            if (reservedPrefix != null && value.startsWith(reservedPrefix)) {
+                throw new InvalidIdentityException(field, value, "begins with the reserved " + reservedPrefix);
             }
             if (!pattern.matcher(value).matches()) {
                 throw new InvalidIdentityException(field, value, "contains a control character");

@@ -11,6 +11,7 @@ public final class InvalidIdentityException extends PermanentInputException {
 
     private final String field;
     private final String truncatedValue;
+    private final String messageSource;
 
     /**
      * @param field the wire field, {@code source} or {@code doc_id}
@@ -18,9 +19,33 @@ public final class InvalidIdentityException extends PermanentInputException {
      * @param problem what is wrong with it, e.g. "contains a control character"
      */
     InvalidIdentityException(String field, String value, String problem) {
-        super("invalid_message", "field " + field + " " + problem + ": \"" + LogSafe.identity(value) + "\"");
+        this("field " + field + " " + problem + ": \"" + LogSafe.identity(value) + "\"", field,
+                LogSafe.identity(value), null);
+    }
+
+    private InvalidIdentityException(String message, String field, String truncatedValue, String messageSource) {
+        super("invalid_message", message);
         this.field = field;
-        this.truncatedValue = LogSafe.identity(value);
+        this.truncatedValue = truncatedValue;
+        this.messageSource = messageSource;
+    }
+
+    /**
+     * @param source the message's {@code source}, which passed its own rules
+     * @return this failure of the doc_id, naming the message's valid source
+     */
+    InvalidIdentityException withMessageSource(String source) {
+        InvalidIdentityException e = new InvalidIdentityException(getMessage(), field, truncatedValue, source);
+        e.setStackTrace(getStackTrace());
+        return e;
+    }
+
+    /**
+     * @return the message's {@code source} when it passed the schema's rules and only the doc_id broke them
+     *     (whether it is a configured source is not known here), else {@code null}
+     */
+    public String messageSource() {
+        return messageSource;
     }
 
     /** @return the wire field that broke the rules, {@code source} or {@code doc_id} */

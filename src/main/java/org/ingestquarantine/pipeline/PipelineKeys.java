@@ -10,6 +10,11 @@ public final class PipelineKeys {
 
     /** The parsed {@link IngestMessage}. */
     public static final String MESSAGE = "iqMessage";
+    /**
+     * The {@link RecordKey} a failure of this delivery is recorded under: the message's own (source, doc_id), or
+     * for a message that could not be read the reserved key the reader named; absent before the message is read.
+     */
+    public static final String RECORD_KEY = "iqRecordKey";
     /** The broker's identity of this message (SQS message id, Kafka topic/partition/offset). */
     public static final String DELIVERY_KEY = "iqDeliveryKey";
     /** Deliveries of this message so far, counting the current one (1 on the first). */

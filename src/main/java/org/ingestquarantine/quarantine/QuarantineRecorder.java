@@ -19,6 +19,7 @@ import org.ingestquarantine.pipeline.IngestMessage;
 import org.ingestquarantine.pipeline.LogSafe;
 import org.ingestquarantine.pipeline.PipelineKeys;
 import org.ingestquarantine.pipeline.PipelineVersions;
+import org.ingestquarantine.pipeline.RecordKey;
 
 /**
  * Turns a failed delivery into an evidence record, in two halves around the statement that commits it
@@ -28,8 +29,11 @@ import org.ingestquarantine.pipeline.PipelineVersions;
  */
 public final class QuarantineRecorder {
 
-    /** Source name given to messages that could not be read at all; their doc_id is the delivery key. */
-    public static final String INVALID_MESSAGES_SOURCE = "_invalid_messages";
+    /**
+     * Source name given to messages that could not be read and not attributed to a configured source; their
+     * doc_id is the delivery key ({@link RecordKey#unreadable}).
+     */
+    public static final String INVALID_MESSAGES_SOURCE = RecordKey.INVALID_MESSAGES_SOURCE;
 
     private final QuarantineStore store;
     private final PipelineVersions versions;
@@ -72,9 +76,8 @@ public final class QuarantineRecorder {
         Integer deliveryCount = exchange.getProperty(PipelineKeys.DELIVERY_COUNT, Integer.class);
         Throwable root = ErrorFingerprint.rootCause(failure);
 
-        FailureEvidence.Builder e = FailureEvidence.builder(
-                        message == null ? INVALID_MESSAGES_SOURCE : message.source(),
-                        message == null ? deliveryKey : message.docId())
+        RecordKey key = keyOf(exchange);
+        FailureEvidence.Builder e = FailureEvidence.builder(key.source(), key.docId())
                 .stage(exchange.getProperty(PipelineKeys.STAGE, "receive", String.class))
                 .errorClass(errorClass)
                 .errorType(ErrorFingerprint.typeName(root))
@@ -119,12 +122,27 @@ public final class QuarantineRecorder {
         Classification c = exchange.getProperty(PipelineKeys.FAILURE, Classification.class);
         ErrorClass errorClass = c == null ? ErrorClass.UNCLASSIFIED : c.errorClass();
         IngestMessage message = exchange.getProperty(PipelineKeys.MESSAGE, IngestMessage.class);
-        String source = message == null ? INVALID_MESSAGES_SOURCE : message.source();
+        String source = keyOf(exchange).source();
         if (message != null && c != null && "not_found".equals(c.reasonCode())) {
             store.close(source, message.docId(), Disposition.DELETED_AT_SOURCE, "not_found", null);
         }
         metrics.quarantined(source, errorClass, c == null ? Classification.UNKNOWN_REASON : c.reasonCode(),
                 versions.parser());
+    }
+
+    /**
+     * @param exchange a delivery
+     * @return the (source, doc_id) its record is keyed by: the message's own; for a message that could not be read,
+     *     the key the reader named ({@link PipelineKeys#RECORD_KEY}), else {@value #INVALID_MESSAGES_SOURCE} and
+     *     the delivery key
+     */
+    public static RecordKey keyOf(Exchange exchange) {
+        IngestMessage message = exchange.getProperty(PipelineKeys.MESSAGE, IngestMessage.class);
+        if (message != null) {
+            return RecordKey.of(message);
+        }
+        RecordKey named = exchange.getProperty(PipelineKeys.RECORD_KEY, RecordKey.class);
+        return named != null ? named : RecordKey.unreadable(exchange.getProperty(PipelineKeys.DELIVERY_KEY, String.class));
     }
 
     /**

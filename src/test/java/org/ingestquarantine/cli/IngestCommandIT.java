@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
+import org.ingestquarantine.pipeline.RecordKey;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -60,6 +61,60 @@ class IngestCommandIT {
         assertThat(summary.get("documents").asInt()).isEqualTo(2);
         assertThat(summary.get("indexed").asInt()).isEqualTo(1);
         assertThat(summary.get("reasons").get("permanent_input/invalid_message").asInt()).isEqualTo(1);
+    }
+
+    /**
+     * Issue 8: a file whose name is not a valid identity stays its source's document, so the source's coverage is
+     * honest (1 indexed of 2, not 100%): its record is open under the real source with the reserved doc_id (the
+     * delivery key, never the raw name), the run's summary finds it, and a drain leaves it alone and says why.
+     */
+    @Test
+    void shouldKeepAFileWhoseNameIsNotAValidIdentityUnderItsSourceSoCoverageCountsIt(@TempDir Path temp) throws Exception {
+        Path folder = java.nio.file.Files.createDirectories(temp.resolve("names"));
+        java.nio.file.Files.copy(Path.of("samples", "pdfs", "01-text-one-page.pdf"), folder.resolve("good.pdf"));
+        java.nio.file.Files.copy(Path.of("samples", "pdfs", "01-text-one-page.pdf"), folder.resolve("bad\nname.pdf"));
+
+        JsonNode summary = run("ingest", folder.toString(), "--json", "--data-dir", data.toString());
+        assertThat(summary.get("documents").asInt()).isEqualTo(2);
+        assertThat(summary.get("indexed").asInt()).isEqualTo(1);
+        assertThat(summary.get("reasons").get("permanent_input/invalid_message").asInt()).isEqualTo(1);
+        assertThat(summary.get("coverage").asDouble()).isEqualTo(0.5);
+
+        JsonNode coverage = run("coverage", "--json", "--data-dir", data.toString());
+        assertThat(coverage.get("sources")).as("coverage: %s", coverage).hasSize(1);
+        JsonNode names = coverage.at("/sources/0");
+        assertThat(names.get("source").asText()).isEqualTo("names");
+        assertThat(names.get("indexed").asLong()).isEqualTo(1);
+        assertThat(names.get("open_quarantined").asLong()).isEqualTo(1);
+        assertThat(names.get("coverage").asDouble()).isEqualTo(0.5);
+
+        JsonNode cohorts = run("cohorts", "--source", "names", "--json", "--data-dir", data.toString());
+        JsonNode cohort = cohorts.at("/cohorts/0");
+        JsonNode shown = run("show", cohort.get("example_dlq_id").asText(), "--json", "--data-dir", data.toString());
+        JsonNode record = shown.get("record");
+        assertThat(record.get("source").asText()).isEqualTo("names");
+        assertThat(record.get("doc_id").asText()).startsWith(RecordKey.INVALID_DOC_ID_PREFIX).doesNotContain("bad")
+                .isEqualTo(RecordKey.INVALID_DOC_ID_PREFIX + shown.at("/attempts/0/delivery_key").asText());
+        assertThat(record.get("disposition").asText()).isEqualTo("open");
+        assertThat(record.get("error_class").asText()).isEqualTo("permanent_input");
+        assertThat(record.get("reason_code").asText()).isEqualTo("invalid_message");
+
+        StringWriter out = new StringWriter();
+        CommandLine cli = new CommandLine(new IngestQuarantineCli()).setOut(new PrintWriter(out));
+        assertThat(cli.execute("drain", "--fingerprint", record.get("error_fingerprint").asText(), "--limit", "5",
+                "--rate", "20", "--data-dir", data.toString())).isEqualTo(DrainCommand.NOTHING_ATTEMPTED_EXIT);
+        assertThat(out.toString()).contains("not_attempted:invalid_doc_id").contains("no document can be asked");
+        assertThat(run("show", record.get("dlq_id").asText(), "--json", "--data-dir", data.toString()))
+                .as("left exactly as it was").isEqualTo(shown);
+
+        // its stored payload is the message itself: reproduce by dlq_id parses it (not a PDF), and erase keeps
+        // the document in the source's denominator
+        JsonNode reproduced = run("reproduce", record.get("dlq_id").asText(), "--json", "--data-dir", data.toString());
+        assertThat(reproduced.toString()).doesNotContain("bad\\nname");
+        run("erase", "--source", "names", "--doc-id", record.get("doc_id").asText(), "--json", "--data-dir", data.toString());
+        JsonNode erased = run("coverage", "--json", "--data-dir", data.toString()).at("/sources/0");
+        assertThat(erased.get("erased").asLong()).isEqualTo(1);
+        assertThat(erased.get("coverage").asDouble()).isEqualTo(0.5);
     }
 
     @Test

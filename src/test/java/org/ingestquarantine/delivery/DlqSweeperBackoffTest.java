@@ -33,7 +33,7 @@ class DlqSweeperBackoffTest extends PostgresTestBase {
     @Test
     void shouldBackOffAfterARefusedRecordAndKeepTheMessage() throws Exception {
         QuarantineStore store = new QuarantineStore(dataSource(), new LocalPayloadStore(dataDirectory.resolve("objects")), clock);
-        DlqSweeper sweeper = new DlqSweeper(store, broker(), clock, INITIAL, MAX);
+        DlqSweeper sweeper = new DlqSweeper(store, new org.ingestquarantine.ingest.MessageReader(source -> true), broker(), clock, INITIAL, MAX);
 
         assertThatThrownBy(() -> sweeper.sweep(notAnIngestMessage())).isInstanceOf(QuarantineWriteException.class);
         // redelivered at once: not written again, left in the queue

@@ -13,8 +13,8 @@ import java.util.Map;
 import org.awaitility.Awaitility;
 import org.ingestquarantine.delivery.IngestPublisher;
 import org.ingestquarantine.failure.ErrorClass;
+import org.ingestquarantine.pipeline.RecordKey;
 import org.ingestquarantine.quarantine.QuarantineRecord;
-import org.ingestquarantine.quarantine.QuarantineRecorder;
 import org.ingestquarantine.scenarios.RabbitMqFixture;
 import org.ingestquarantine.testsupport.SqlCount;
 import org.ingestquarantine.testsupport.TestPipeline;
@@ -23,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Ensures a message whose doc_id is huge or holds control characters reaches exactly one outcome (one
- * delivery, one invalid_message record) and leaves only escaped, bounded log lines. SQS itself refuses a
+ * delivery, one invalid_message record, kept under its source when that source is valid and configured, else
+ * under {@value RecordKey#INVALID_MESSAGES_SOURCE}) and leaves only escaped, bounded log lines. SQS itself refuses a
  * body over 256 KiB at publish (MessageTooLong) and Kafka's default max.message.bytes is about 1 MB, so a
  * 5 MB doc_id can only become a delivery on RabbitMQ, where it is tested; on the embedded profile the
  * largest doc_id SQS carries (250 KB) stands in for it.
@@ -56,8 +57,8 @@ class IdentityIT {
             });
 
             for (Captured c : new Captured[] {hugeLog, forgedLog}) {
-                QuarantineRecord r = pipeline.assertQuarantinedOnce(c.key(), QuarantineRecorder.INVALID_MESSAGES_SOURCE,
-                        c.key(), ErrorClass.PERMANENT_INPUT, "invalid_message");
+                QuarantineRecord r = pipeline.assertQuarantinedOnce(c.key(), "it",
+                        RecordKey.INVALID_DOC_ID_PREFIX + c.key(), ErrorClass.PERMANENT_INPUT, "invalid_message");
                 assertThat(r.errorMessage().length()).isLessThan(1000);
             }
             assertThat(SqlCount.of(pipeline.dataSource(), "SELECT count(*) FROM quarantine")).isEqualTo(2);
@@ -67,8 +68,8 @@ class IdentityIT {
             assertThat(forgedLog.text()).isNotEmpty().doesNotContain("\u001b").doesNotContain("\r")
                     .doesNotContain("forged/line");
             // the record keeps the identity escaped and bounded (LogSafe), so a reader of it sees no forged line
-            QuarantineRecord forgedRecord = pipeline.store().find(QuarantineRecorder.INVALID_MESSAGES_SOURCE,
-                    forgedLog.key()).orElseThrow();
+            QuarantineRecord forgedRecord = pipeline.store().find("it",
+                    RecordKey.INVALID_DOC_ID_PREFIX + forgedLog.key()).orElseThrow();
             assertThat(forgedRecord.errorMessage()).contains("\\n12:00:00.000").contains("\\u001B[31m")
                     .doesNotContain("\u001b").doesNotContain("\n");
             assertThat(forgedLog.text().lines()).noneMatch(l -> l.startsWith("12:00:00.000 INFO  Outcomes - forged"));
@@ -86,8 +87,8 @@ class IdentityIT {
                 return key;
             });
             // one delivery (counted by the broker's tracer), one row, attempts 1
-            QuarantineRecord r = pipeline.assertQuarantinedOnce(log.key(), QuarantineRecorder.INVALID_MESSAGES_SOURCE,
-                    log.key(), ErrorClass.PERMANENT_INPUT, "invalid_message");
+            QuarantineRecord r = pipeline.assertQuarantinedOnce(log.key(), "it",
+                    RecordKey.INVALID_DOC_ID_PREFIX + log.key(), ErrorClass.PERMANENT_INPUT, "invalid_message");
             assertThat(r.errorMessage()).as("the record's message, identity truncated").hasSizeLessThan(1000)
                     .doesNotContain("a".repeat(1000));
             assertThat(SqlCount.of(pipeline.dataSource(), "SELECT count(*) FROM quarantine")).isEqualTo(1);
@@ -97,8 +98,47 @@ class IdentityIT {
         }
     }
 
+    /**
+     * Issue 8: an invalid doc_id is kept under its source (so the source's coverage counts it) only when that source
+     * is valid and configured; an unknown or invalid source never gets rows under a producer's name.
+     */
+    @Test
+    void shouldKeepAnInvalidDocIdUnderItsSourceOnlyWhenTheSourceIsValidAndConfigured() throws Exception {
+        try (TestPipeline pipeline = TestPipeline.start(data, Map.of())) {
+            IngestPublisher publisher = pipeline.app().bean("ingestPublisher", IngestPublisher.class);
+            String configured = publisher.publishRaw(body("it", json("bad\nname.pdf")));
+            String reservedPrefix = publisher.publishRaw(body("it", RecordKey.INVALID_DOC_ID_PREFIX + "forged.pdf"));
+            String unknown = publisher.publishRaw(body("not-configured", json("bad\nname.pdf")));
+            String invalidSource = publisher.publishRaw(body(json("it\u0007"), json("bad\nname.pdf")));
+            for (String key : new String[] {configured, reservedPrefix, unknown, invalidSource}) {
+                assertThat(pipeline.awaitOutcome(key, WAIT)).as(key).isEqualTo("quarantined");
+            }
+
+            for (String key : new String[] {configured, reservedPrefix}) {
+                QuarantineRecord r = pipeline.assertQuarantinedOnce(key, "it", RecordKey.INVALID_DOC_ID_PREFIX + key,
+                        ErrorClass.PERMANENT_INPUT, "invalid_message");
+                assertThat(r.disposition()).isEqualTo(org.ingestquarantine.quarantine.Disposition.OPEN);
+            }
+            assertThat(pipeline.store().find("it", RecordKey.INVALID_DOC_ID_PREFIX + "forged.pdf"))
+                    .as("a producer cannot spell the reserved doc_id").isEmpty();
+            for (String key : new String[] {unknown, invalidSource}) {
+                pipeline.assertQuarantinedOnce(key, RecordKey.INVALID_MESSAGES_SOURCE, key, ErrorClass.PERMANENT_INPUT,
+                        "invalid_message");
+            }
+            assertThat(SqlCount.of(pipeline.dataSource(), "SELECT count(*) FROM quarantine WHERE source NOT IN ('it', '_invalid_messages')")).as("rows under a producer's source name").isZero();
+            // coverage counts the two under their configured source
+            assertThat(pipeline.app().bean("quarantineQueries", org.ingestquarantine.quarantine.QuarantineQueries.class)
+                    .coverage(java.util.List.of("it")).stream().filter(c -> c.source().equals("it")).findFirst()
+                    .orElseThrow().openQuarantined()).isEqualTo(2);
+        }
+    }
+
     private static String body(String docIdJson) {
-        return "{\"source\":\"it\",\"doc_id\":\"" + docIdJson + "\",\"uri\":\"file:///nowhere/x.pdf\"}";
+        return body("it", docIdJson);
+    }
+
+    private static String body(String sourceJson, String docIdJson) {
+        return "{\"source\":\"" + sourceJson + "\",\"doc_id\":\"" + docIdJson + "\",\"uri\":\"file:///nowhere/x.pdf\"}";
     }
 
     /** @return {@code s} with JSON's escapes for control characters */

@@ -67,6 +67,34 @@ class IngestMessageTest {
                 .isInstanceOfSatisfying(InvalidIdentityException.class, e -> assertThat(e.field()).isEqualTo("source"));
     }
 
+    /** Issue 8: the reserved doc_id of an invalid one cannot be spelled by a producer, in the schema or here. */
+    @Test
+    void shouldRefuseADocIdBeginningWithTheReservedPrefix() throws Exception {
+        assertThatThrownBy(() -> IngestMessage.parse(body("s", RecordKey.INVALID_DOC_ID_PREFIX + "x.pdf")))
+                .isInstanceOfSatisfying(InvalidIdentityException.class, e -> {
+                    assertThat(e.field()).isEqualTo("doc_id");
+                    assertThat(e.getMessage()).contains("reserved " + RecordKey.INVALID_DOC_ID_PREFIX);
+                });
+        String pattern = new ObjectMapper().readTree(IngestMessage.class.getResourceAsStream(IngestMessage.SCHEMA_RESOURCE))
+                .at("/properties/doc_id/pattern").asText();
+        assertThat(RecordKey.INVALID_DOC_ID_PREFIX + "x.pdf").as("the schema's own pattern").doesNotMatch(pattern);
+        assertThat("_invalid_doc_id.pdf").matches(pattern);
+        assertThat(IngestMessage.parse(body("s", "a/" + RecordKey.INVALID_DOC_ID_PREFIX + "x.pdf")).docId())
+                .as("only as a prefix").isEqualTo("a/" + RecordKey.INVALID_DOC_ID_PREFIX + "x.pdf");
+    }
+
+    /** Issue 8: a failing doc_id names the message's valid source, so the reader may keep the record under it. */
+    @Test
+    void shouldNameTheValidSourceOfAMessageWhoseDocIdAloneIsInvalid() {
+        assertThatThrownBy(() -> IngestMessage.parse(body("s", "a\nb")))
+                .isInstanceOfSatisfying(InvalidIdentityException.class, e -> assertThat(e.messageSource()).isEqualTo("s"));
+        assertThatThrownBy(() -> IngestMessage.parse(body("s\u0007", "a\nb")))
+                .isInstanceOfSatisfying(InvalidIdentityException.class, e -> {
+                    assertThat(e.field()).isEqualTo("source");
+                    assertThat(e.messageSource()).isNull();
+                });
+    }
+
     private static String body(String source, String docId) {
         return new ObjectMapper().createObjectNode().put("source", source).put("doc_id", docId).put("uri", "file:///x")
                 .toString();

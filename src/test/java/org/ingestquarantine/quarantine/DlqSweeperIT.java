@@ -16,9 +16,11 @@ import org.ingestquarantine.delivery.DlqSweeper;
 import org.ingestquarantine.delivery.IngestPublisher;
 import org.ingestquarantine.failure.ErrorClass;
 import org.ingestquarantine.pipeline.IngestMessage;
+import org.ingestquarantine.pipeline.RecordKey;
 import org.ingestquarantine.scenarios.BrokerFixture;
 import org.ingestquarantine.scenarios.RabbitMqFixture;
 import org.ingestquarantine.scenarios.SqsFixture;
+import org.ingestquarantine.testsupport.SqlCount;
 import org.ingestquarantine.testsupport.TestPipeline;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -59,11 +61,18 @@ class DlqSweeperIT {
                 publishToDlq(pipeline, new IngestMessage("dlq", "orphan.pdf", NOT_PDF.toUri(), null, null, null).toJson(),
                         "transient");
                 publishToDlq(pipeline, "not json at all", null);
+                // a configured source's message whose doc_id is invalid: under that source, as the consumer keys it
+                publishToDlq(pipeline, "{\"source\":\"dlq\",\"doc_id\":\"bad\\nname.pdf\",\"uri\":\"file:///x.pdf\"}", null);
 
                 QuarantineStore store = pipeline.store();
                 QuarantineQueries queries = pipeline.app().bean("quarantineQueries", QuarantineQueries.class);
+                String invalidDocIds = "SELECT count(*) FROM quarantine WHERE source = 'dlq' AND starts_with(doc_id, '"
+                        + RecordKey.INVALID_DOC_ID_PREFIX + "') AND reason_code = '" + DlqSweeper.REASON + "'";
                 Awaitility.await().atMost(WAIT).until(() -> store.find("dlq", "orphan.pdf").isPresent()
-                        && queries.stats().stream().anyMatch(s -> s.source().equals(QuarantineRecorder.INVALID_MESSAGES_SOURCE)));
+                        && queries.stats().stream().anyMatch(s -> s.source().equals(QuarantineRecorder.INVALID_MESSAGES_SOURCE))
+                        && SqlCount.of(pipeline.dataSource(), invalidDocIds) == 1);
+                assertThat(SqlCount.of(pipeline.dataSource(), "SELECT count(*) FROM quarantine WHERE source = '"
+                        + QuarantineRecorder.INVALID_MESSAGES_SOURCE + "'")).as("only the body that is not JSON").isEqualTo(1);
                 QuarantineRecord orphan = store.find("dlq", "orphan.pdf").orElseThrow();
                 assertThat(orphan.errorClass()).isEqualTo(ErrorClass.TRANSIENT);
                 assertThat(orphan.reasonCode()).isEqualTo(DlqSweeper.REASON);

@@ -73,7 +73,7 @@ public final class RouteDoubles implements CamelConfiguration {
         r.bind("failureDisposition", new FailureDisposition(POLICIES, classification));
         r.bind("consumerCircuitBreaker", new ConsumerCircuitBreaker(() -> true, classification, Duration.ofMillis(10)));
         r.bind("rethrow", new Rethrow());
-        r.bind("messageReader", new MessageReader());
+        r.bind("messageReader", new MessageReader(source -> true));
         r.bind("deliveryGuard", new Guard(broker));
         r.bind("stages", stages);
         for (String name : List.of("preflight", "fetcher", "parseStage", "chunkStage", "embedStage", "indexStage")) {
