@@ -197,7 +197,7 @@ public final class AppConfiguration implements CamelConfiguration {
                 settings.requiredMillis("db.probe-interval-ms"));
         context.getManagementStrategy().addEventNotifier(new StageNotifier(journal::stage));
         InFlightAttempts inFlight = new InFlightAttempts();
-        new ReleasingShutdownStrategy(inFlight, journal, broker, fetches::cancelAll).install(context);
+        new ReleasingShutdownStrategy(inFlight, journal, broker, fetches::cancelAll, fetches::resume).install(context);
 
         registry.bind("pipelineMetrics", metrics);
         registry.bind("consumerCircuitBreaker", breaker);

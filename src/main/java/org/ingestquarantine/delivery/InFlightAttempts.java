@@ -51,7 +51,15 @@ public final class InFlightAttempts {
         stopping = true;
     }
 
-    /** @return whether {@link #stopAdmitting()} was called */
+    /**
+     * Admits deliveries again after {@link #stopAdmitting()}: the consumer route, stopped on its own while the
+     * application runs on, is being started again.
+     */
+    public void resumeAdmitting() {
+        stopping = false;
+    }
+
+    /** @return whether {@link #stopAdmitting()} was called and no {@link #resumeAdmitting()} since */
     public boolean isStopping() {
         return stopping;
     }

@@ -18,6 +18,9 @@ import org.slf4j.LoggerFactory;
  *       a message a broker client still hands over is given back unworked), and {@code onStopping} runs (the
  *       application cancels its source requests in flight: a document still fetching is released, see
  *       {@link FailureDisposition});</li>
+ *   <li>when the consumer route is started again after it was stopped on its own (the context still running),
+ *       deliveries are admitted again ({@link InFlightAttempts#resumeAdmitting}) and {@code onRestart} runs
+ *       (source requests may be sent again), before its consumer takes any message;</li>
  *   <li>when the timeout runs out, before Camel forces the routes down, every attempt still open is
  *       abandoned ({@link InFlightAttempts#abandonAll}): closed as released, its message handed back, so a
  *       shutdown is never counted as a death.</li>
@@ -34,15 +37,18 @@ public final class ReleasingShutdownStrategy extends DefaultShutdownStrategy {
     private final AttemptJournal journal;
     private final BrokerAdapter broker;
     private final Runnable onStopping;
+    private final Runnable onRestart;
 
     /**
      * @param inFlight the open attempts
      * @param journal where abandoned attempts are closed
      * @param broker hands abandoned messages back
      * @param onStopping runs once the context is stopping, before the wait for in-flight exchanges
+     * @param onRestart runs when the consumer route starts again after a stop of its own, undoing {@code onStopping}
      */
     public ReleasingShutdownStrategy(InFlightAttempts inFlight, AttemptJournal journal, BrokerAdapter broker,
-                                     Runnable onStopping) {
+                                     Runnable onStopping, Runnable onRestart) {
+        this.onRestart = onRestart;
         this.inFlight = inFlight;
         this.journal = journal;
         this.broker = broker;
@@ -65,6 +71,9 @@ public final class ReleasingShutdownStrategy extends DefaultShutdownStrategy {
         setLogInflightExchangesOnTimeout(current.isLogInflightExchangesOnTimeout());
         setCamelContext(context);
         context.setShutdownStrategy(this);
+        ConsumerRestart restart = new ConsumerRestart();
+        org.apache.camel.support.service.ServiceHelper.startService(restart);
+        context.getManagementStrategy().addEventNotifier(restart);
     }
 
     @Override
@@ -80,6 +89,31 @@ public final class ReleasingShutdownStrategy extends DefaultShutdownStrategy {
             onStopping.run();
         }
         return super.doShutdown(context, routes, timeout, timeUnit, suspendOnly, abortAfterTimeout, forceShutdown);
+    }
+
+    /** Admits again when the consumer route is starting (before its consumer starts) in a running context. */
+    private final class ConsumerRestart extends org.apache.camel.support.EventNotifierSupport {
+
+        ConsumerRestart() {
+            setupIgnore(true);
+            setIgnoreRouteEvents(false);
+        }
+
+        @Override
+        public boolean isEnabled(org.apache.camel.spi.CamelEvent event) {
+            return event instanceof org.apache.camel.spi.CamelEvent.RouteStartingEvent;
+        }
+
+        @Override
+        public void notify(org.apache.camel.spi.CamelEvent event) {
+            org.apache.camel.Route route = ((org.apache.camel.spi.CamelEvent.RouteStartingEvent) event).getRoute();
+            if (CONSUMER_ROUTE.equals(route.getRouteId()) && inFlight.isStopping()
+                    && !route.getCamelContext().isStopping()) {
+                LOG.info("the consumer route starts again: deliveries are admitted again");
+                inFlight.resumeAdmitting();
+                onRestart.run();
+            }
+        }
     }
 
     @Override

@@ -44,7 +44,12 @@ public final class FetchCancellation {
         }
     }
 
-    /** @return whether {@link #cancelAll()} was called */
+    /** Lets requests be sent again after {@link #cancelAll()} (the consumer route is started again). */
+    public void resume() {
+        cancelled = false;
+    }
+
+    /** @return whether {@link #cancelAll()} was called and no {@link #resume()} since */
     public boolean isCancelled() {
         return cancelled;
     }

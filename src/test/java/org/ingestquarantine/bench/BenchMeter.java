@@ -24,6 +24,9 @@ public final class BenchMeter {
             + " (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, body text NOT NULL,"
             + " at timestamptz NOT NULL DEFAULT now())";
     private static final String INSERT = "INSERT INTO " + BARE_TABLE + " (body) VALUES (?)";
+    /** The close the product's index statement makes (ingest.DocumentIndex), without the document's write. */
+    private static final String CLOSE = "UPDATE attempt_journal SET stage = 'index', stage_at = now(), closed_at = now(),"
+            + " outcome = 'indexed' WHERE attempt_id = ?";
 
     private final AtomicInteger count = new AtomicInteger();
     private final AtomicLong firstNanos = new AtomicLong();
@@ -61,6 +64,25 @@ public final class BenchMeter {
             s.executeUpdate();
         }
         consumeOnly(exchange);
+    }
+
+    /**
+     * The full path's stand-in for the index write (bench/routes/process-document.camel.yaml): closes the attempt as
+     * indexed in one statement, its own transaction (auto-commit), as the product's index statement does.
+     *
+     * @param exchange the delivery
+     * @param attemptId its attempt, opened by the delivery guard
+     * @throws SQLException when the close cannot be written (the exchange fails and is not acknowledged)
+     * @throws IllegalStateException when no such attempt is open
+     */
+    public void close(Exchange exchange, long attemptId) throws SQLException {
+        DataSource db = exchange.getContext().getRegistry().lookupByNameAndType("dataSource", DataSource.class);
+        try (Connection c = db.getConnection(); PreparedStatement s = c.prepareStatement(CLOSE)) {
+            s.setLong(1, attemptId);
+            if (s.executeUpdate() != 1) {
+                throw new IllegalStateException("no journalled attempt " + attemptId);
+            }
+        }
     }
 
     /**

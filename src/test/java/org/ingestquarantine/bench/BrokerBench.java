@@ -66,6 +66,11 @@ public final class BrokerBench {
     private static final Duration ROUND_TIMEOUT = Duration.ofMinutes(10);
     /** The RabbitMQ vhost of the benchmark (never {@code /}). */
     static final String RABBIT_VHOST = "iq-bench";
+    /**
+     * {@code -Dbench.synchronous-commit=off} (bench only, default on): the bench's database commits without
+     * waiting for its WAL flush, to separate the disk's flush per commit from the consumer path's own cost.
+     */
+    static final boolean SYNCHRONOUS_COMMIT = !"off".equals(System.getProperty("bench.synchronous-commit", "on"));
 
     private BrokerBench() {
     }
@@ -78,8 +83,8 @@ public final class BrokerBench {
             List<String> brokers = List.of((rest.length > 0 ? rest[0] : "sqs,rabbitmq,kafka").split(","));
             int messages = rest.length > 1 ? Integer.parseInt(rest[1]) : 500;
             int reps = rest.length > 2 ? Integer.parseInt(rest[2]) : 3;
-            System.out.printf(Locale.ROOT, "broker-bench path: %d messages per round, %d repetitions, load %.1f%n",
-                    messages, reps, loadAverage());
+            System.out.printf(Locale.ROOT, "broker-bench path: %d messages per round, %d repetitions, load %.1f,"
+                    + " synchronous_commit %s%n", messages, reps, loadAverage(), SYNCHRONOUS_COMMIT ? "on" : "off");
             for (String broker : brokers) {
                 summary.add(bench(broker.trim(), messages, reps));
             }
@@ -153,6 +158,9 @@ public final class BrokerBench {
         BrokerUnderTest b = prepare(broker, p);
         try (AutoCloseable teardown = b.teardown(); PipelineApp app = PipelineApp.start(b.profile(), work.resolve("data"), p)) {
             Bench bench = new Bench(broker, app);
+            if (!SYNCHRONOUS_COMMIT) {
+                bench.commitWithoutFlushWait();
+            }
             bench.declare();
             // warm-up, unmeasured: a whole round of each (a quarter round left the first repetition JIT-cold)
             bench.round(Mode.CONSUME_ONLY, messages);
@@ -245,6 +253,24 @@ public final class BrokerBench {
             this.db = app.bean("dataSource", DataSource.class);
             try (Connection c = db.getConnection(); Statement s = c.createStatement()) {
                 s.execute(BenchMeter.CREATE_BARE_TABLE);
+            }
+        }
+
+        /**
+         * Makes the bench database's sessions commit without waiting for the WAL flush
+         * ({@code synchronous_commit=off} as the database's default, which overrides the server's command line)
+         * and has the pool replace its open connections, so every later session has it.
+         */
+        void commitWithoutFlushWait() throws SQLException {
+            try (Connection c = db.getConnection(); Statement s = c.createStatement()) {
+                s.execute("DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET synchronous_commit = off',"
+                        + " current_database()); END $$");
+            }
+            ((com.zaxxer.hikari.HikariDataSource) db).getHikariPoolMXBean().softEvictConnections();
+            try (Connection c = db.getConnection(); Statement s = c.createStatement();
+                 ResultSet rs = s.executeQuery("SHOW synchronous_commit")) {
+                rs.next();
+                System.out.println(broker + ": synchronous_commit " + rs.getString(1) + " (bench.synchronous-commit=off)");
             }
         }
 

@@ -22,6 +22,7 @@ import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.RebalanceInProgressException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,6 +50,16 @@ import org.slf4j.LoggerFactory;
  * per poll ({@code max.poll.records=1}, checked by {@link KafkaKeepAlive}): with more, camel-kafka would go on
  * to the records behind a failed one in the same poll and commit past it.
  *
+ * <p><b>Commit during a rebalance.</b> A commit the group refuses because it is rebalancing
+ * ({@link RebalanceInProgressException}: a consumer joined or left, e.g. when the consumers start) is not an
+ * unsettled record: its outcome is committed, only its offset waits. It is kept and committed again after the
+ * owning thread's next poll (which is what ends the rebalance), and the record is not read again; a later commit of
+ * the same partition covers it. If the rebalance moved the partition away, the kept offset is dropped and the new
+ * owner reads the record again from the committed offset (at least once; its journal shows the outcome). Before
+ * this, each refused commit rewound the partition, so a record was processed again, its attempt journalled again
+ * and its delivery count raised, on every poll of a rebalance that lasted seconds (broker-bench: one record
+ * delivered 454 times).
+ *
  * <p>KafkaConsumer is not thread-safe: every call goes through one lock (the owning thread's rebalance
  * callbacks re-enter it), and {@link #keepAlive} only tries it, so it never waits behind a poll or a commit.
  * {@link #wakeup()} takes no lock, as Kafka intends. Should a keep-alive poll return records anyway (a
@@ -67,6 +78,8 @@ final class KeepAliveConsumer<K, V> implements Consumer<K, V> {
     private final Set<TopicPartition> pausedHere = new HashSet<>();
     /** Per partition, the offset of the first record the owning thread's last poll handed out, until committed past. */
     private final Map<TopicPartition, Long> unsettled = new HashMap<>();
+    /** Per partition, the offset of settled records whose commit a rebalance in progress refused. */
+    private final Map<TopicPartition, OffsetAndMetadata> refusedCommits = new HashMap<>();
     private volatile long lastPollNanos;
     private volatile boolean polled;
     private volatile boolean retired;
@@ -136,6 +149,7 @@ final class KeepAliveConsumer<K, V> implements Consumer<K, V> {
             resumePausedHere();
             rewindUnsettled();
             ConsumerRecords<K, V> records = delegate.poll(timeout);
+            commitRefused();
             for (TopicPartition tp : records.partitions()) {
                 unsettled.put(tp, records.records(tp).get(0).offset());
             }
@@ -162,6 +176,57 @@ final class KeepAliveConsumer<K, V> implements Consumer<K, V> {
         unsettled.clear();
     }
 
+    /**
+     * Commits again the offsets a rebalance refused, for the partitions still assigned (the poll before ended
+     * the rebalance, or the next one will); a partition moved away is left to its new owner.
+     */
+    private void commitRefused() {
+        if (refusedCommits.isEmpty()) {
+            return;
+        }
+        refusedCommits.keySet().retainAll(delegate.assignment());
+        if (refusedCommits.isEmpty()) {
+            return;
+        }
+        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>(refusedCommits);
+        try {
+            delegate.commitSync(offsets);
+            offsets.forEach(refusedCommits::remove);
+            LOG.debug("committed {} after the rebalance", offsets);
+        } catch (RebalanceInProgressException e) {
+            LOG.debug("{} still refused: the group is rebalancing", offsets.keySet());
+        } catch (RuntimeException e) {
+            // fenced out of the group (CommitFailedException) or the like: the partitions' new owners read the
+            // records again from the committed offsets
+            refusedCommits.clear();
+            LOG.debug("{} not committed ({}); read again by the partitions' owners", offsets.keySet(), e.toString());
+        }
+    }
+
+    /**
+     * Commits {@code offsets}; a refusal because the group is rebalancing keeps them for after the next poll
+     * instead of failing, since their records are settled.
+     */
+    private void commitOrKeep(Map<TopicPartition, OffsetAndMetadata> offsets, Duration timeout) {
+        try {
+            if (timeout == null) {
+                delegate.commitSync(offsets);
+            } else {
+                delegate.commitSync(offsets, timeout);
+            }
+            offsets.forEach((tp, committed) -> {
+                OffsetAndMetadata refused = refusedCommits.get(tp);
+                if (refused != null && committed != null && committed.offset() >= refused.offset()) {
+                    refusedCommits.remove(tp);
+                }
+            });
+        } catch (RebalanceInProgressException e) {
+            offsets.forEach((tp, o) -> refusedCommits.merge(tp, o, (a, b) -> a.offset() >= b.offset() ? a : b));
+            LOG.debug("{} refused while the group rebalances: committed after the next poll", offsets);
+        }
+        settled(offsets);
+    }
+
     /** Forgets the records that a commit of {@code offsets} has passed. */
     private void settled(Map<TopicPartition, OffsetAndMetadata> offsets) {
         offsets.forEach((tp, committed) -> {
@@ -185,6 +250,7 @@ final class KeepAliveConsumer<K, V> implements Consumer<K, V> {
             retired = true;
             pausedHere.clear();
             unsettled.clear();
+            refusedCommits.clear();
             delegate.unsubscribe();
         } finally {
             lock.unlock();
@@ -202,6 +268,7 @@ final class KeepAliveConsumer<K, V> implements Consumer<K, V> {
         try {
             retired = true;
             unsettled.clear();
+            refusedCommits.clear();
             delegate.close(timeout);
         } finally {
             lock.unlock();
@@ -285,18 +352,12 @@ final class KeepAliveConsumer<K, V> implements Consumer<K, V> {
 
     @Override
     public void commitSync(Map<TopicPartition, OffsetAndMetadata> offsets) {
-        locked(() -> {
-            delegate.commitSync(offsets);
-            settled(offsets);
-        });
+        locked(() -> commitOrKeep(offsets, null));
     }
 
     @Override
     public void commitSync(Map<TopicPartition, OffsetAndMetadata> offsets, Duration timeout) {
-        locked(() -> {
-            delegate.commitSync(offsets, timeout);
-            settled(offsets);
-        });
+        locked(() -> commitOrKeep(offsets, timeout));
     }
 
     @Override

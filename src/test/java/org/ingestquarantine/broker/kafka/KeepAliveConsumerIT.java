@@ -93,6 +93,52 @@ class KeepAliveConsumerIT {
         }
     }
 
+    /**
+     * A commit the group refuses while it rebalances (another member joins while this one reads and commits
+     * record after record, as the ingest consumer does) is kept and made after the next poll: no settled record
+     * is read again (before: the refusal reached the caller and the partition was rewound, so the record was
+     * processed again on every poll of the rebalance).
+     */
+    @Test
+    void shouldCommitSettledRecordsThroughARebalanceWithoutReadingOneAgain() throws Exception {
+        String topic = "refused";
+        kafka.createTopic(topic, 1, Map.of());
+        int total = 400;
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.<String, Object>of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers()), new StringSerializer(), new StringSerializer())) {
+            for (int i = 0; i < total; i++) {
+                producer.send(new ProducerRecord<>(topic, "k" + i, "v" + i));
+            }
+            producer.flush();
+        }
+        TopicPartition partition = new TopicPartition(topic, 0);
+        ScheduledExecutorService joiner = Executors.newSingleThreadScheduledExecutor();
+        Consumer<String, String> second = consumer("refused");
+        try (KeepAliveConsumer<String, String> consumer = new KeepAliveConsumer<>(consumer("refused"))) {
+            ConsumerRecord<String, String> record = firstRecord(consumer, topic);
+            java.util.List<Long> seen = new java.util.ArrayList<>();
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (record != null && System.nanoTime() < deadline) {
+                seen.add(record.offset());
+                if (seen.size() == 20) {
+                    // a second member joins and keeps polling on its own thread: the group rebalances
+                    joiner.submit(() -> second.subscribe(List.of(topic))).get();
+                    joiner.scheduleWithFixedDelay(() -> second.poll(Duration.ofMillis(100)), 0, 20, TimeUnit.MILLISECONDS);
+                }
+                consumer.commitSync(Map.of(partition, new OffsetAndMetadata(record.offset() + 1)), Duration.ofSeconds(10));
+                Thread.sleep(2);
+                ConsumerRecords<String, String> next = consumer.poll(Duration.ofSeconds(2));
+                record = next.isEmpty() ? null : next.iterator().next();
+            }
+            assertThat(seen).as("every record once, in order").doesNotHaveDuplicates().hasSize(total);
+            assertThat(consumer.committed(java.util.Set.of(partition)).get(partition).offset()).isEqualTo(total);
+        } finally {
+            joiner.shutdownNow();
+            joiner.awaitTermination(10, TimeUnit.SECONDS);
+            second.close(Duration.ofSeconds(5));
+        }
+    }
+
     @Test
     void shouldLoseTheGroupWithoutKeepAlive() throws Exception {
         String topic = publishTwo("lost");
@@ -124,7 +170,9 @@ class KeepAliveConsumerIT {
                 ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 1,
                 ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, (int) MAX_POLL_INTERVAL.toMillis(),
                 ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 6000,
-                ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 1000), new StringDeserializer(), new StringDeserializer());
+                ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 1000,
+                ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,
+                org.apache.kafka.clients.consumer.CooperativeStickyAssignor.class.getName()), new StringDeserializer(), new StringDeserializer());
     }
 
     private static ConsumerRecord<String, String> nextRecord(Consumer<String, String> consumer) {
