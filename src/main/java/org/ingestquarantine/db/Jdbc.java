@@ -79,6 +79,28 @@ public final class Jdbc {
     }
 
     /**
+     * A statement with named parameters, each bound with its declared type ({@link NamedSql#bind}).
+     *
+     * @param sql the statement
+     * @param values a value per parameter name (a missing name binds SQL NULL)
+     * @param mapper maps each row
+     * @return every row, mapped, in order
+     * @throws SQLException when the statement fails
+     */
+    public <T> List<T> query(NamedSql sql, java.util.Map<String, ?> values, RowMapper<T> mapper) throws SQLException {
+        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(sql.sql())) {
+            sql.bind(s, values);
+            List<T> rows = new ArrayList<>();
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    rows.add(mapper.map(rs));
+                }
+            }
+            return rows;
+        }
+    }
+
+    /**
      * @param sql a query with {@code ?} per argument
      * @param mapper maps the first row
      * @param args the arguments

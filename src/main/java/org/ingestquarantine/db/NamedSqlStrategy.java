@@ -13,7 +13,9 @@ import org.apache.camel.component.sql.SqlPrepareStatementStrategy;
  * camel-sql's statement preparation for a {@code sql:} endpoint whose body is a map of named parameters
  * ({@code :#name}): each distinct query text is parsed once ({@link NamedSql}) instead of by regular
  * expressions on every exchange, which cost more CPU than the statement itself on the quarantine's write path
- * (measured with JFR, bench/operator-bench). A body that is not a map, and a query using camel-sql's other
+ * (measured with JFR, bench/operator-bench), and each parameter is bound with its declared type
+ * ({@link NamedSql#bind}), so that the driver neither describes the statement nor then adds a round trip
+ * before each execution. A body that is not a map, and a query using camel-sql's other
  * forms ({@code :#${expression}}, {@code :#in:}), go to camel-sql's own strategy. Thread-safe.
  */
 public final class NamedSqlStrategy implements SqlPrepareStatementStrategy {
@@ -41,12 +43,50 @@ public final class NamedSqlStrategy implements SqlPrepareStatementStrategy {
                 throw new SQLException("no value for parameter :#" + name + " in the body of the sql: endpoint");
             }
         }
-        return sql.names().stream().map(row::get).iterator();
+        @SuppressWarnings("unchecked")
+        Map<String, ?> values = (Map<String, ?>) row;
+        return new Bound(sql, values);
     }
 
     @Override
     public void populateStatement(PreparedStatement ps, Iterator<?> iterator, int expectedParams) throws SQLException {
+        if (iterator instanceof Bound bound) {
+            if (bound.sql.names().size() != expectedParams) {
+                throw new SQLException("Number of parameters mismatch. Expected: " + expectedParams + ", was:"
+                        + bound.sql.names().size());
+            }
+            bound.sql.bind(ps, bound.values);  // each parameter with its declared type (NamedSql.bind)
+            return;
+        }
         fallback.populateStatement(ps, iterator, expectedParams);
+    }
+
+    /**
+     * A parsed statement's values, handed from {@link #createPopulateIterator} to {@link #populateStatement}; as an
+     * iterator it yields the values in parameter order, as camel-sql's own strategy would.
+     */
+    private static final class Bound implements Iterator<Object> {
+        private final NamedSql sql;
+        private final Map<String, ?> values;
+        private int next;
+
+        Bound(NamedSql sql, Map<String, ?> values) {
+            this.sql = sql;
+            this.values = values;
+        }
+
+        @Override
+        public boolean hasNext() {
+            return next < sql.names().size();
+        }
+
+        @Override
+        public Object next() {
+            if (!hasNext()) {
+                throw new java.util.NoSuchElementException();
+            }
+            return values.get(sql.names().get(next++));
+        }
     }
 
     /** camel-sql hands the query over with its placeholder character ({@code #}) already turned into {@code ?}. */

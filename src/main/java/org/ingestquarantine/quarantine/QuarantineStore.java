@@ -116,13 +116,13 @@ public final class QuarantineStore {
         Map<String, Object> row = evidenceRow(evidence);
         try {
             try {
-                jdbc.query(RECORD.sql(), rs -> rs.getString(1), RECORD.args(row));
+                jdbc.query(RECORD, row, rs -> rs.getString(1));
             } catch (SQLException e) {
                 if (!SQLSTATE_UNIQUE_VIOLATION.equals(e.getSQLState())) {
                     throw e;
                 }
                 // A concurrent write of the same delivery won the race: once more, the statement now sees it.
-                jdbc.query(RECORD.sql(), rs -> rs.getString(1), RECORD.args(row));
+                jdbc.query(RECORD, row, rs -> rs.getString(1));
             }
             return jdbc.queryFirst("SELECT * FROM quarantine WHERE source = ? AND doc_id = ?", QuarantineRecord::new,
                     row.get("source"), row.get("doc_id")).orElseThrow();

@@ -9,6 +9,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -45,7 +46,9 @@ import org.ingestquarantine.testsupport.PostgresTestBase;
  * per transaction, with a stack-trace object each, as the pipeline writes them), beside raw single-row upserts and
  * through routes/quarantine.camel.yaml loaded from the file. Embedded PostgreSQL in a
  * temporary folder. Arguments: scales (default {@code 1,10}), rounds per query (default 21), records written
- * per writer count (default 5000).
+ * per writer count (default 5000). Before the write cells each path writes as many records with 2 writers, not
+ * reported (JIT warm-up; {@code -Dbench.warm-up-records=0} skips it); each cell also gives the CPU per record of
+ * this JVM and of the embedded server ({@link CpuMeter}).
  */
 public final class OperatorBench {
 
@@ -89,20 +92,41 @@ public final class OperatorBench {
                     }
                     // side by side in one run: raw single-row upserts, QuarantineStore.record, the YAML route
                     Map<String, double[]> rates = new java.util.LinkedHashMap<>();
+                    Map<String, String[]> cpu = new java.util.LinkedHashMap<>();
                     int[] writerCounts = {1, 4, 8};
+                    CpuMeter meter = new CpuMeter(dir.resolve("postgres"));
+                    // warm-up, not reported: each path once with 2 writers (keys of their own), so that the JIT's
+                    // compilation of the write paths is not charged to whichever cell runs first (the 1-writer one)
+                    int warmUp = Integer.getInteger("bench.warm-up-records", writes);
+                    if (warmUp > 0) {
+                        System.out.printf(Locale.ROOT, "  warm-up (%d records per path, 2 writers, not reported):%n",
+                                warmUp);
+                        rawUpsertThroughput(db, warmUp, 2);
+                        writeThroughput(store, warmUp, 2);
+                        routeWriteThroughput(db, store, warmUp, 2);
+                    }
                     for (int w = 0; w < writerCounts.length; w++) {
                         int writers = writerCounts[w];
-                        rates.computeIfAbsent("raw single-row upsert", k -> new double[writerCounts.length])[w] =
-                                rawUpsertThroughput(db, writes, writers);
-                        rates.computeIfAbsent("QuarantineStore.record", k -> new double[writerCounts.length])[w] =
-                                writeThroughput(store, writes, writers);
-                        rates.computeIfAbsent("routes/quarantine.camel.yaml", k -> new double[writerCounts.length])[w] =
-                                routeWriteThroughput(db, store, writes, writers);
+                        int cell = w;
+                        Map<String, Callable<Double>> paths = new java.util.LinkedHashMap<>();
+                        paths.put("raw single-row upsert", () -> rawUpsertThroughput(db, writes, writers));
+                        paths.put("QuarantineStore.record", () -> writeThroughput(store, writes, writers));
+                        paths.put("routes/quarantine.camel.yaml", () -> routeWriteThroughput(db, store, writes, writers));
+                        for (Map.Entry<String, Callable<Double>> path : paths.entrySet()) {
+                            CpuMeter.Reading before = meter.read();
+                            rates.computeIfAbsent(path.getKey(), k -> new double[writerCounts.length])[cell] =
+                                    path.getValue().call();
+                            cpu.computeIfAbsent(path.getKey(), k -> new String[writerCounts.length])[cell] =
+                                    meter.read().since(before, writes);
+                        }
                     }
                     System.out.printf(Locale.ROOT, "  records/s, one record per transaction (%d records each):%n", writes);
                     System.out.printf(Locale.ROOT, "  %-30s %10s %10s %10s%n", "path", "1 writer", "4 writers", "8 writers");
                     rates.forEach((path, r) -> System.out.printf(Locale.ROOT, "  %-30s %10.0f %10.0f %10.0f%n", path,
                             r[0], r[1], r[2]));
+                    System.out.printf(Locale.ROOT, "  CPU ms per record, JVM + PostgreSQL (machine busy %%), 2 cores:%n");
+                    cpu.forEach((path, c) -> System.out.printf(Locale.ROOT, "  %-30s %s | %s | %s%n", path,
+                            c[0], c[1], c[2]));
                 }
             } finally {
                 PostgresTestBase.deleteTree(dir);
@@ -240,6 +264,67 @@ public final class OperatorBench {
         System.out.printf(Locale.ROOT, "  quarantine writes, %d writer(s): %d records in %.2f s = %.0f records/s%n",
                 writers, records, seconds, records / seconds);
         return records / seconds;
+    }
+
+    /**
+     * CPU spent per record during one cell: this JVM's (all its threads: writers, JIT, GC) and the embedded
+     * server's (postmaster and its children: backends, WAL writer, checkpointer), from /proc (Linux only; blank
+     * elsewhere), and how busy the whole machine was (all processes, other users' jobs included).
+     */
+    static final class CpuMeter {
+        private final Path dataDirectory;
+        /** Milliseconds per clock tick of /proc (USER_HZ 100 on every Linux this runs on). */
+        private static final double MS_PER_TICK = 10.0;
+
+        CpuMeter(Path dataDirectory) {
+            this.dataDirectory = dataDirectory;
+        }
+
+        record Reading(long jvmNanos, long serverTicks, long machineBusyTicks, long machineTicks) {
+            String since(Reading b, int records) {
+                if (serverTicks < 0 || b.serverTicks < 0) {
+                    return "n/a";
+                }
+                double jvm = (jvmNanos - b.jvmNanos) / 1e6 / records;
+                double server = (serverTicks - b.serverTicks) * MS_PER_TICK / records;
+                double busy = 100.0 * (machineBusyTicks - b.machineBusyTicks) / Math.max(1, machineTicks - b.machineTicks);
+                return String.format(Locale.ROOT, "%.2f + %.2f (%.0f%%)", jvm, server, busy);
+            }
+        }
+
+        Reading read() {
+            long jvm = ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+                    .getOperatingSystemMXBean()).getProcessCpuTime();
+            try {
+                long postmaster = Long.parseLong(Files.readAllLines(dataDirectory.resolve("postmaster.pid")).get(0).trim());
+                long server = 0;
+                try (var procs = Files.newDirectoryStream(Path.of("/proc"), "[0-9]*")) {
+                    for (Path proc : procs) {
+                        String[] f;
+                        try {
+                            String stat = Files.readString(proc.resolve("stat"));
+                            f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                        } catch (java.io.IOException gone) {
+                            continue;
+                        }
+                        long pid = Long.parseLong(proc.getFileName().toString());
+                        // after the command's ")": state(0) ppid(1) ... utime(11) stime(12)
+                        if (pid == postmaster || Long.parseLong(f[1]) == postmaster) {
+                            server += Long.parseLong(f[11]) + Long.parseLong(f[12]);
+                        }
+                    }
+                }
+                String[] cpu = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+                long all = 0;
+                for (int i = 1; i < cpu.length; i++) {
+                    all += Long.parseLong(cpu[i]);
+                }
+                long idle = Long.parseLong(cpu[4]) + Long.parseLong(cpu[5]);
+                return new Reading(jvm, server, all - idle, all);
+            } catch (java.io.IOException | RuntimeException e) {
+                return new Reading(jvm, -1, 0, 0);
+            }
+        }
     }
 
     /** One record's write, by its number. */

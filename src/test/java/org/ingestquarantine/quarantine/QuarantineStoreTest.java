@@ -16,6 +16,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.ingestquarantine.failure.ErrorClass;
 import org.ingestquarantine.failure.ErrorFingerprint;
+import org.ingestquarantine.db.Database;
+import org.ingestquarantine.testsupport.CountingSockets;
 import org.ingestquarantine.testsupport.MutableClock;
 import org.ingestquarantine.testsupport.PostgresTestBase;
 import org.ingestquarantine.testsupport.SqlCount;
@@ -111,6 +113,28 @@ class QuarantineStoreTest extends PostgresTestBase {
                 .containsExactly(org.assertj.core.groups.Tuple.tuple(1, ErrorClass.TRANSIENT, "fetch"),
                         org.assertj.core.groups.Tuple.tuple(2, ErrorClass.AMBIGUOUS_PARSE, "parse"));
         assertThat(SqlCount.of(dataSource(), "SELECT count(*) FROM quarantine WHERE doc_id = 'b.pdf'")).isEqualTo(1);
+    }
+
+    @Test
+    void shouldWriteARecordInOneRoundTripAndReadItBackInAnother() throws Exception {
+        try (Database counted = Database.open(CountingSockets.jdbcUrl(postgres.jdbcUrl()), postgres.user(),
+                postgres.password())) {
+            QuarantineStore countedStore = new QuarantineStore(counted.dataSource(), payloads, clock);
+            // past the driver's prepare threshold (5 executions): a statement bound with untyped nulls is then
+            // described, and from there on the driver sends a Sync and waits before every execution
+            for (int i = 0; i < 20; i++) {
+                countedStore.record(evidence("rt-" + i, ErrorClass.AMBIGUOUS_PARSE, "rt-" + i, 1).build());
+            }
+            long before = CountingSockets.sendsBy(Thread.currentThread());
+            for (int i = 20; i < 30; i++) {
+                // nulls of every declared type: no payload (text, char, bigint), no source time (timestamptz)
+                countedStore.record(evidence("rt-" + i, ErrorClass.AMBIGUOUS_PARSE, "rt-" + i, 1).ingestSeq(null)
+                        .sourceUpdatedAt(i % 2 == 0 ? null : T0).build());
+            }
+            assertThat((CountingSockets.sendsBy(Thread.currentThread()) - before) / 10.0)
+                    .as("round trips per record: the record's statement (its commit) and the read of the row")
+                    .isEqualTo(2.0);
+        }
     }
 
     @Test

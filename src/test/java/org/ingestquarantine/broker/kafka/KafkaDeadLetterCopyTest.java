@@ -127,9 +127,9 @@ class KafkaDeadLetterCopyTest extends PostgresTestBase {
                 .build();
     }
 
-    /** Runs the record's statement as the route's sql: endpoint does: one statement, auto-commit. */
+    /** Runs the record's statement as the route's sql: endpoint does: one statement, auto-commit, typed parameters. */
     private void record(Map<String, Object> row) throws SQLException {
-        jdbc.query(RECORD.sql(), rs -> rs.getString(1), RECORD.args(row));
+        jdbc.query(RECORD, row, rs -> rs.getString(1));
     }
 
     private List<Map<String, Object>> outbox() throws SQLException {
