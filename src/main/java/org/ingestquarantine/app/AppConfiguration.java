@@ -131,8 +131,24 @@ public final class AppConfiguration implements CamelConfiguration {
         Settings settings = new Settings(context.getPropertiesComponent()::resolveProperty);
         Registry registry = context.getRegistry();
         Deque<AutoCloseable> started = new ArrayDeque<>();
-        context.addService(new Stopper(started), true, true);
+        Stopper stopper = new Stopper(started);
+        context.addService(stopper, true, true);
+        try {
+            configure(context, settings, registry, started);
+        } catch (Exception | Error e) {
+            // Camel does not stop a context whose start failed here, so what was started (the embedded
+            // PostgreSQL, the broker, the parse workers) is stopped now, not left running after the exit
+            try {
+                stopper.doStop();
+            } catch (Exception suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+    }
 
+    private void configure(CamelContext context, Settings settings, Registry registry, Deque<AutoCloseable> started)
+            throws Exception {
         Path dataDir = settings.path("iq.data-dir", "data");
         StartupTimeline timeline = timeline(registry);
         timeline.mark("configure");
@@ -265,7 +281,7 @@ public final class AppConfiguration implements CamelConfiguration {
             registry.bind(OPERATOR_PAGE_URL, "http://" + address.getHostString() + ":" + api.port() + "/");
         } catch (java.io.IOException e) {
             throw new IllegalStateException("the operator API cannot listen on " + address.getHostString() + ":"
-                    + address.getPort() + " (" + e.getMessage() + "); set operator.api-port to a free port", e);
+                    + address.getPort() + " (" + e.getMessage() + "); set operator.api-port to a free port");
         }
     }
 

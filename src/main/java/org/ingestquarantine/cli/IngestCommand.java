@@ -71,6 +71,36 @@ final class IngestCommand implements Callable<Integer> {
      * @return why {@code name} cannot name a source (the message schema's rules, or the name reserved for
      *     unreadable messages), or null if it can
      */
+    /**
+     * @return why the folder and the data folder may not be used together (the data folder, its database,
+     *         queue and object files, inside the folder would be read as documents, and the folder inside the data
+     *         folder is the product's own files), or null when they are apart
+     */
+    static String overlap(Path folder, Path dataDir) {
+        Path f = real(folder);
+        Path d = real(dataDir);
+        if (d.startsWith(f)) {
+            return "the data folder " + dataDir + " is " + (d.equals(f) ? "the folder " : "inside the folder ")
+                    + folder + " being ingested: its database, queue and object files would be read as documents";
+        }
+        if (f.startsWith(d)) {
+            return "the folder " + folder + " is inside the data folder " + dataDir
+                    + " (the product's own database, queue and object files)";
+        }
+        return null;
+    }
+
+    /** @return the path with symbolic links resolved where it exists, else absolute and normalized */
+    private static Path real(Path p) {
+        Path abs = p.toAbsolutePath().normalize();
+        try {
+            return abs.toRealPath();
+        } catch (java.io.IOException e) {
+            Path parent = abs.getParent();
+            return parent == null || parent.equals(abs) ? abs : real(parent).resolve(abs.getFileName());
+        }
+    }
+
     private static String refusedSource(String name) {
         if (RecordKey.isReservedSource(name)) {
             return "'" + name + "' is reserved for messages that cannot be read";
@@ -95,6 +125,12 @@ final class IngestCommand implements Callable<Integer> {
             return 2;
         }
         Path root = folder.toAbsolutePath().normalize();
+        String overlap = overlap(root, common.dataDir);
+        if (overlap != null) {
+            err.println("ingest: " + overlap + "; give a --data-dir outside the folder;"
+                    + " try 'ingest-quarantine ingest --help' for usage");
+            return 2;
+        }
         String sourceName = source != null ? source : root.getFileName() == null ? "local" : root.getFileName().toString();
         String refused = refusedSource(sourceName);
         if (refused != null) {

@@ -16,7 +16,30 @@ final class OneLineError {
             }
         }
         Throwable root = ErrorFingerprint.rootCause(e);
+        if (root instanceof java.nio.file.FileSystemException fs) {
+            // its message is often the path alone ("/proc/nope"): say what went wrong with it
+            return describe(fs);
+        }
         String message = root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
         return message.lines().findFirst().orElse(message);
+    }
+
+    /** @return "{@code <what> <file>[ (<reason>)]}" for a file-system failure, e.g. "no such file or folder: /x" */
+    static String describe(java.nio.file.FileSystemException e) {
+        String what;
+        if (e instanceof java.nio.file.NoSuchFileException) {
+            what = "no such file or folder";
+        } else if (e instanceof java.nio.file.AccessDeniedException) {
+            what = "permission denied";
+        } else if (e instanceof java.nio.file.FileAlreadyExistsException) {
+            what = "a file is in the way";
+        } else if (e instanceof java.nio.file.NotDirectoryException) {
+            what = "not a folder";
+        } else {
+            what = "cannot use";
+        }
+        String line = what + ": " + e.getFile() + (e.getOtherFile() == null ? "" : " (and " + e.getOtherFile() + ")")
+                + (e.getReason() == null ? "" : " (" + e.getReason() + ")");
+        return line.lines().findFirst().orElse(line);
     }
 }

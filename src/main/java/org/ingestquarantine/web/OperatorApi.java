@@ -165,7 +165,8 @@ public final class OperatorApi implements AutoCloseable {
 
     private boolean authorised(HttpExchange x) {
         String header = x.getRequestHeaders().getFirst("Authorization");
-        if (header == null || !header.startsWith("Bearer ")) {
+        // the scheme's name is case-insensitive (RFC 9110 §11.1): "bearer" is "Bearer"
+        if (header == null || !header.regionMatches(true, 0, "Bearer ", 0, "Bearer ".length())) {
             return false;
         }
         return MessageDigest.isEqual(token, header.substring("Bearer ".length()).trim().getBytes(StandardCharsets.UTF_8));

@@ -140,6 +140,28 @@ class IngestCommandIT {
         assertThat(java.nio.file.Files.exists(data.resolve("postgres"))).as("nothing started").isFalse();
     }
 
+    @Test
+    void shouldRefuseADataFolderInsideTheIngestedFolderAndTheReverseWithOneLine(@TempDir Path folder) throws Exception {
+        java.nio.file.Files.writeString(folder.resolve("a.pdf"), "%PDF-1.4");
+        java.nio.file.Files.createDirectories(folder.resolve("sub"));
+        java.nio.file.Files.createSymbolicLink(folder.resolve("link"), folder.resolve("sub"));
+        String[][] cases = {
+            {folder.toString(), folder.toString()},                      // the same folder (a fresh user's run 2)
+            {folder.toString(), folder.resolve("data").toString()},      // cd docs; ingest . with ./data
+            {folder.resolve("link").toString(), folder.resolve("sub/d").toString()},  // through a link
+            {folder.resolve("sub").toString(), folder.toString()},       // the folder inside the data folder
+        };
+        for (String[] c : cases) {
+            StringWriter err = new StringWriter();
+            CommandLine cli = new CommandLine(new IngestQuarantineCli()).setErr(new PrintWriter(err));
+            int code = cli.execute("ingest", c[0], "--data-dir", c[1]);
+            assertThat(code).as("exit code for ingest %s --data-dir %s", c[0], c[1]).isEqualTo(2);
+            assertThat(err.toString().strip()).contains("data folder").contains("--help").doesNotContain("\n");
+        }
+        assertThat(java.nio.file.Files.exists(folder.resolve("postgres"))).as("nothing started").isFalse();
+        assertThat(java.nio.file.Files.exists(folder.resolve("data"))).as("nothing started").isFalse();
+    }
+
     private static JsonNode run(String... args) throws Exception {
         StringWriter out = new StringWriter();
         CommandLine cli = new CommandLine(new IngestQuarantineCli()).setOut(new PrintWriter(out));

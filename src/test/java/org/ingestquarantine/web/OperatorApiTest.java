@@ -70,6 +70,18 @@ class OperatorApiTest extends PostgresTestBase {
     }
 
     @Test
+    void shouldTakeTheSchemeNameInAnyCase() throws Exception {
+        for (String scheme : new String[] {"bearer", "BEARER", "Bearer"}) {
+            HttpResponse<String> r = client.send(HttpRequest.newBuilder(uri("/api/stats")).GET()
+                    .header("Authorization", scheme + " " + TOKEN).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(r.statusCode()).as("status with scheme %s", scheme).isEqualTo(200);
+        }
+        HttpResponse<String> noScheme = client.send(HttpRequest.newBuilder(uri("/api/stats")).GET()
+                .header("Authorization", TOKEN).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(noScheme.statusCode()).isEqualTo(401);
+    }
+
+    @Test
     void shouldAnswerTheQuestionsAsTheCommandsDo() throws Exception {
         JsonNode stats = JSON.readTree(get("/api/stats", TOKEN).body());
         assertThat(stats.at("/total/documents").asInt()).isEqualTo(3);
