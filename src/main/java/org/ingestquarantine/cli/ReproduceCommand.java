@@ -14,7 +14,8 @@ import picocli.CommandLine.Parameters;
         description = {"Parses the record's STORED payload again with the parser running now, in the sandboxed"
                 + " worker pool, after checking its sha256 against the record. Writes nothing.",
                 "Prints: same failure (fingerprint F), now parses (N pages, M chars), different failure"
-                        + " (fingerprint F2); or, with nothing to parse: empty payload (0 bytes at the source),"
+                        + " (fingerprint F2); or, with nothing to parse: nothing to reproduce (the message named no"
+                        + " valid document), empty payload (0 bytes at the source),"
                         + " no payload stored, payload expired, payload erased, payload missing. Exit 0 for any of"
                         + " these, 1 when the stored bytes do not match the record's sha256."})
 final class ReproduceCommand extends OperatorCommand {

@@ -62,10 +62,12 @@ record RunSummary(String source, int documents, int indexed, int unchanged, Map<
                 }
                 case "quarantined" -> {
                     // a file whose name is not a valid identity (control characters, too long) was quarantined
-                    // as an unreadable message: its record is keyed by the delivery key, not by its name, under
-                    // this source (configured by the ingest) or, from a process that did not know it, the reserved one
+                    // as an unreadable message: its record is keyed, not by its name, but under this source
+                    // (configured by the ingest) by the name's digest or, from a process that did not know the
+                    // source, under the reserved one by the delivery key
                     QuarantineRecord r = store.find(source, e.getValue())
-                            .or(() -> store.find(source, RecordKey.invalidDocId(source, e.getKey()).docId()))
+                            .or(() -> store.find(source, RecordKey.invalidDocId(source,
+                                    RecordKey.docIdDigest(e.getValue())).docId()))
                             .or(() -> store.find(RecordKey.INVALID_MESSAGES_SOURCE, e.getKey()))
                             .orElseThrow(() -> new IllegalStateException("document "
                                     + LogSafe.identity(e.getValue()) + " settled as quarantined but has no record"));

@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * <p>The error class comes from the message header {@value #ERROR_CLASS_HEADER} when it names one,
  * else it is unclassified. A body that is not an ingest message is keyed like the consumer keys it
  * ({@link MessageReader#keyOf}): a configured source's message with an invalid doc_id under that source, doc_id
- * {@value RecordKey#INVALID_DOC_ID_PREFIX} and the delivery key; any other under source
+ * {@value RecordKey#INVALID_DOC_ID_PREFIX} and the doc_id's digest; any other under source
  * {@value RecordKey#INVALID_MESSAGES_SOURCE}, doc_id the delivery key. The delivery
  * count stored with the attempt is the dead-letter queue's own delivery count of the message.
  *

@@ -14,8 +14,9 @@ import org.ingestquarantine.pipeline.RecordKey;
  * Reads the message body into an {@link IngestMessage}; a body that is not one is permanent_input. Also names
  * the {@link RecordKey} a failure of the delivery is recorded under: a message whose source is valid and
  * configured here (the check a good message's source passes at preflight) but whose doc_id is invalid is kept
- * under that source, so its coverage counts it; any other unreadable message goes to
- * {@value RecordKey#INVALID_MESSAGES_SOURCE}.
+ * under that source, doc_id named by the invalid doc_id's digest ({@link RecordKey#invalidDocId}: the same name
+ * gives the same record on every delivery), so its coverage counts it; any other unreadable message goes to
+ * {@value RecordKey#INVALID_MESSAGES_SOURCE}, named by its delivery key.
  */
 public final class MessageReader {
 
@@ -30,8 +31,8 @@ public final class MessageReader {
 
     /**
      * Sets {@link PipelineKeys#MESSAGE} to the message read from the body and {@link PipelineKeys#RECORD_KEY} to
-     * the key its record would have; on failure only the key, named from the delivery key
-     * ({@link PipelineKeys#DELIVERY_KEY}, set before).
+     * the key its record would have; on failure only the key, named from the invalid doc_id's digest or the
+     * delivery key ({@link PipelineKeys#DELIVERY_KEY}, set before).
      *
      * @param exchange the consumed message: body bytes (Kafka, RabbitMQ), read as UTF-8, or text (SQS)
      * @throws PermanentInputException with reason {@code invalid_message}
@@ -64,7 +65,7 @@ public final class MessageReader {
     private RecordKey unreadable(PermanentInputException e, String deliveryKey) {
         if (e instanceof InvalidIdentityException invalid && invalid.messageSource() != null
                 && !RecordKey.isReservedSource(invalid.messageSource()) && configuredSource.test(invalid.messageSource())) {
-            return RecordKey.invalidDocId(invalid.messageSource(), deliveryKey);
+            return RecordKey.invalidDocId(invalid.messageSource(), invalid.docIdDigest());
         }
         return RecordKey.unreadable(deliveryKey);
     }

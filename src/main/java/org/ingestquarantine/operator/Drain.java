@@ -110,7 +110,7 @@ public final class Drain {
 
     /**
      * Reason of {@value #NOT_ATTEMPTED} for a record of a message whose doc_id was invalid (doc_id
-     * {@value RecordKey#INVALID_DOC_ID_PREFIX}{@code <delivery key>}): there is no document to ask the source for.
+     * {@value RecordKey#INVALID_DOC_ID_PREFIX}{@code <digest of the doc_id>}): there is no document to ask the source for.
      */
     static final String INVALID_DOC_ID = "invalid_doc_id";
 
@@ -235,7 +235,7 @@ public final class Drain {
         }
         if (RecordKey.isInvalidDocId(record.docId())) {
             return notAttempted(INVALID_DOC_ID, "the message's doc_id was not a valid identity (too long, a control"
-                    + " character), so no document can be asked of the source; the record is keyed by its delivery key."
+                    + " character), so no document can be asked of the source; the record is keyed by a digest of it."
                     + " Rename the file (or fix the producer) and ingest again; the record stays open until disposed"
                     + " (dispose --fingerprint ... --unindexable) or erased", notAttempted);
         }

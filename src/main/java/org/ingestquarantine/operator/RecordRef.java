@@ -27,9 +27,10 @@ public record RecordRef(String dlqId, String source, String docId) {
         }
         if (CONTROL.matcher(t).find()) {
             throw new BadOperatorInputException("'" + bounded(t) + "' names no record: a source/doc_id holds no control"
-                    + " characters (a document named with one is recorded by its delivery key: under its source as "
-                    + org.ingestquarantine.pipeline.RecordKey.INVALID_DOC_ID_PREFIX + "<delivery key> when the source"
-                    + " is configured, else under source " + org.ingestquarantine.pipeline.RecordKey.INVALID_MESSAGES_SOURCE
+                    + " characters (a document named with one is recorded under its source as "
+                    + org.ingestquarantine.pipeline.RecordKey.INVALID_DOC_ID_PREFIX + "<32 hex digits of the name's"
+                    + " sha256> when the source"
+                    + " is configured, else by its delivery key under source " + org.ingestquarantine.pipeline.RecordKey.INVALID_MESSAGES_SOURCE
                     + ")");
         }
         int slash = t.indexOf('/');

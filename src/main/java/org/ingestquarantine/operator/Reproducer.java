@@ -20,6 +20,7 @@ import org.ingestquarantine.parse.DocumentParser;
 import org.ingestquarantine.parse.ParseException;
 import org.ingestquarantine.parse.ParsedDocument;
 import org.ingestquarantine.parse.ParserVersion;
+import org.ingestquarantine.pipeline.RecordKey;
 import org.ingestquarantine.quarantine.Disposition;
 import org.ingestquarantine.quarantine.PayloadStore;
 import org.ingestquarantine.quarantine.QuarantineRecord;
@@ -28,7 +29,9 @@ import org.ingestquarantine.quarantine.QuarantineRecord;
  * {@code reproduce}: parses a record's STORED payload again with the parser running now, in its sandbox (the
  * worker pool), after checking the bytes' SHA-256 against the record. The bytes are held fixed, so the
  * answer is about the code alone. Writes nothing to the quarantine or the index; the copy handed to the
- * parser is a temporary file in the work folder, deleted afterwards. Thread-safe if the parser is.
+ * parser is a temporary file in the work folder, deleted afterwards. A record of a message that named no valid
+ * document (invalid doc_id, unreadable message) is not parsed: its payload is the message. Thread-safe if the
+ * parser is.
  */
 public final class Reproducer {
 
@@ -62,6 +65,10 @@ public final class Reproducer {
      */
     public Reproduction reproduce(String ref) throws IOException {
         QuarantineRecord r = service.find(RecordRef.parse(ref));
+        if (RecordKey.isInvalidDocId(r.docId()) || RecordKey.isReservedSource(r.source())) {
+            // the payload kept for such a record is the raw message, not a document: parsing it says nothing
+            return verdict(r, Reproduction.Outcome.INVALID_MESSAGE, null, null, null, null, null, null);
+        }
         if (r.payloadUri() == null) {
             return verdict(r, withoutPayload(r), null, null, null, null, null, null);
         }

@@ -37,6 +37,13 @@ public record Reproduction(String dlqId, String document, Outcome outcome, Strin
          * parsing, as recorded ({@code permanent_input/empty}).
          */
         EMPTY_PAYLOAD,
+        /**
+         * The record is of a message that named no valid document: a doc_id that broke the schema (doc_id
+         * {@value org.ingestquarantine.pipeline.RecordKey#INVALID_DOC_ID_PREFIX}...) or a message that could not
+         * be read at all (source {@value org.ingestquarantine.pipeline.RecordKey#INVALID_MESSAGES_SOURCE}). Its
+         * stored payload, if any, is the message itself, not a document: nothing is parsed.
+         */
+        INVALID_MESSAGE,
         /** No payload was ever stored for the record (it failed before its bytes were fetched). */
         NO_PAYLOAD_STORED,
         /** The payload expired ({@code expire-payloads}); the record keeps its sha256 and size. */
@@ -58,6 +65,9 @@ public record Reproduction(String dlqId, String document, Outcome outcome, Strin
                     + reasonCode + "; recorded " + recordedFingerprint + ")";
             case EMPTY_PAYLOAD -> "empty payload (0 bytes at the source, nothing stored): same failure "
                     + recordedClass + "/" + recordedReason + " (the running code refuses 0 bytes before parsing)";
+            case INVALID_MESSAGE -> "nothing to reproduce: the message named no valid document ("
+                    + (document.startsWith(org.ingestquarantine.pipeline.RecordKey.INVALID_MESSAGES_SOURCE + "/")
+                    ? "unreadable message" : "invalid doc_id") + "); its stored payload is the message, not a document";
             case NO_PAYLOAD_STORED -> "no payload stored: the record failed at stage " + recordedStage + " ("
                     + recordedClass + "/" + recordedReason + ") before any bytes were kept; nothing to parse";
             case PAYLOAD_EXPIRED -> "payload expired (it had sha256 " + recordedSha256 + "); the record's metadata"

@@ -46,7 +46,8 @@ public record IngestMessage(String source, String docId, URI uri, String sourceV
      *     {@link InvalidIdentityException} (same reason) when {@code source} or {@code doc_id} is longer
      *     than the schema's {@code maxLength} or breaks its {@code pattern} (no control characters; a doc_id
      *     does not begin with the reserved {@value RecordKey#INVALID_DOC_ID_PREFIX}); when only the doc_id is
-     *     invalid, the exception names the valid source ({@link InvalidIdentityException#messageSource})
+     *     invalid, the exception names the valid source ({@link InvalidIdentityException#messageSource}) and
+     *     the doc_id's digest ({@link InvalidIdentityException#docIdDigest})
      */
     public static IngestMessage parse(String body) {
         if (body == null || body.isBlank()) {
@@ -64,11 +65,11 @@ public record IngestMessage(String source, String docId, URI uri, String sourceV
             throw PermanentInputException.invalidMessage("the message body is not a JSON object");
         }
         String source = SOURCE_RULE.check(text(node, "source"));
-        String docId;
+        String docId = text(node, "doc_id");
         try {
-            docId = DOC_ID_RULE.check(text(node, "doc_id"));
+            DOC_ID_RULE.check(docId);
         } catch (InvalidIdentityException e) {
-            throw e.withMessageSource(source);
+            throw e.withMessageSource(source, docId);
         }
         String uri = text(node, "uri");
         URI parsed;

@@ -12,6 +12,7 @@ public final class InvalidIdentityException extends PermanentInputException {
     private final String field;
     private final String truncatedValue;
     private final String messageSource;
+    private final String docIdDigest;
 
     /**
      * @param field the wire field, {@code source} or {@code doc_id}
@@ -20,22 +21,26 @@ public final class InvalidIdentityException extends PermanentInputException {
      */
     InvalidIdentityException(String field, String value, String problem) {
         this("field " + field + " " + problem + ": \"" + LogSafe.identity(value) + "\"", field,
-                LogSafe.identity(value), null);
+                LogSafe.identity(value), null, null);
     }
 
-    private InvalidIdentityException(String message, String field, String truncatedValue, String messageSource) {
+    private InvalidIdentityException(String message, String field, String truncatedValue, String messageSource,
+                                     String docIdDigest) {
         super("invalid_message", message);
         this.field = field;
         this.truncatedValue = truncatedValue;
         this.messageSource = messageSource;
+        this.docIdDigest = docIdDigest;
     }
 
     /**
      * @param source the message's {@code source}, which passed its own rules
-     * @return this failure of the doc_id, naming the message's valid source
+     * @param docId the offending doc_id in full, as the message carried it; only its digest is kept
+     * @return this failure of the doc_id, naming the message's valid source and the doc_id's digest
      */
-    InvalidIdentityException withMessageSource(String source) {
-        InvalidIdentityException e = new InvalidIdentityException(getMessage(), field, truncatedValue, source);
+    InvalidIdentityException withMessageSource(String source, String docId) {
+        InvalidIdentityException e = new InvalidIdentityException(getMessage(), field, truncatedValue, source,
+                RecordKey.docIdDigest(docId));
         e.setStackTrace(getStackTrace());
         return e;
     }
@@ -46,6 +51,14 @@ public final class InvalidIdentityException extends PermanentInputException {
      */
     public String messageSource() {
         return messageSource;
+    }
+
+    /**
+     * @return {@link RecordKey#docIdDigest} of the offending doc_id when {@link #messageSource} is set, else
+     *     {@code null}
+     */
+    public String docIdDigest() {
+        return docIdDigest;
     }
 
     /** @return the wire field that broke the rules, {@code source} or {@code doc_id} */

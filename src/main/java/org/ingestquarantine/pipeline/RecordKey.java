@@ -1,5 +1,9 @@
 package org.ingestquarantine.pipeline;
 
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
 import java.util.Objects;
 
 /**
@@ -7,13 +11,17 @@ import java.util.Objects;
  * read, its own source and doc_id. For one that was not:
  * <ul>
  *   <li>a valid source this process is configured for, with a doc_id that breaks the schema (too long, a control
- *       character, the reserved prefix): that source, doc_id {@value #INVALID_DOC_ID_PREFIX}{@code <delivery key>}
- *       ({@link #invalidDocId}), so the source's coverage counts the document;</li>
- *   <li>anything else (not JSON, no source, an invalid or unconfigured source, a missing field):
- *       source {@value #INVALID_MESSAGES_SOURCE}, doc_id the delivery key ({@link #unreadable}), so a producer
- *       never creates rows under a name of its own choosing.</li>
+ *       character, the reserved prefix): that source, doc_id {@value #INVALID_DOC_ID_PREFIX} followed by the first
+ *       {@value #DOC_ID_DIGEST_HEX} hex digits of the SHA-256 of the doc_id's UTF-8 bytes ({@link #invalidDocId},
+ *       {@link #docIdDigest}), so the source's coverage counts the document, and the same bad name sent again
+ *       (a second run over the same folder) finds the same record, whose attempts go up;</li>
+ *   <li>anything else (not JSON, no source, an invalid or unconfigured source, a doc_id missing or not a
+ *       string, so nothing to hash): source {@value #INVALID_MESSAGES_SOURCE}, doc_id the delivery key
+ *       ({@link #unreadable}), so a producer never creates rows under a name of its own choosing; each delivery
+ *       of such a message has a record of its own.</li>
  * </ul>
- * Neither reserved form carries producer text: the delivery key is the broker's. No message can carry either:
+ * Neither reserved form carries producer text: the delivery key is the broker's, the digest is one-way. No
+ * message can carry either:
  * {@link IngestMessage#parse} refuses a doc_id beginning with {@value #INVALID_DOC_ID_PREFIX}, and the
  * {@code ingest} command refuses {@value #INVALID_MESSAGES_SOURCE} as a source.
  *
@@ -24,8 +32,13 @@ public record RecordKey(String source, String docId) {
 
     /** Source of the records of messages that could not be attributed to a configured source. */
     public static final String INVALID_MESSAGES_SOURCE = "_invalid_messages";
-    /** Prefix of the doc_id of a configured source's message whose doc_id is invalid; the delivery key follows. */
+    /**
+     * Prefix of the doc_id of a configured source's message whose doc_id is invalid; the doc_id's digest
+     * ({@link #docIdDigest}) follows.
+     */
     public static final String INVALID_DOC_ID_PREFIX = "_invalid_doc_id/";
+    /** Length of {@link #docIdDigest}, in hex digits (128 bits of SHA-256). */
+    public static final int DOC_ID_DIGEST_HEX = 32;
 
     /**
      * @param source the record's source, not null
@@ -54,11 +67,25 @@ public record RecordKey(String source, String docId) {
 
     /**
      * @param source the message's source: valid and configured (the caller checked)
-     * @param deliveryKey the broker's identity of the message
-     * @return the source / {@value #INVALID_DOC_ID_PREFIX}{@code <delivery key>}
+     * @param docIdDigest {@link #docIdDigest} of the message's invalid doc_id
+     * @return the source / {@value #INVALID_DOC_ID_PREFIX}{@code <digest>}
      */
-    public static RecordKey invalidDocId(String source, String deliveryKey) {
-        return new RecordKey(source, INVALID_DOC_ID_PREFIX + deliveryKey);
+    public static RecordKey invalidDocId(String source, String docIdDigest) {
+        return new RecordKey(source, INVALID_DOC_ID_PREFIX + Objects.requireNonNull(docIdDigest, "docIdDigest"));
+    }
+
+    /**
+     * @param docId a doc_id exactly as the message carried it (the JSON string's value), not null
+     * @return the first {@value #DOC_ID_DIGEST_HEX} lower-case hex digits of the SHA-256 of its UTF-8 bytes: the
+     *     same for the same name on every run, and no producer text
+     */
+    public static String docIdDigest(String docId) {
+        try {
+            byte[] sha = MessageDigest.getInstance("SHA-256").digest(docId.getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(sha, 0, DOC_ID_DIGEST_HEX / 2);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required of every Java runtime", e);
+        }
     }
 
     /**

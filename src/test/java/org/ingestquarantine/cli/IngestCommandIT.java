@@ -65,8 +65,10 @@ class IngestCommandIT {
 
     /**
      * Issue 8: a file whose name is not a valid identity stays its source's document, so the source's coverage is
-     * honest (1 indexed of 2, not 100%): its record is open under the real source with the reserved doc_id (the
-     * delivery key, never the raw name), the run's summary finds it, and a drain leaves it alone and says why.
+     * honest (1 indexed of 2, not 100%): its record is open under the real source with the reserved doc_id (a
+     * digest of the name, never the raw name), the run's summary finds it, and a drain leaves it alone and says why.
+     * The digest is stable: a second ingest of the same folder adds an attempt to the same record (not a second
+     * record, which made coverage 33% and stats count 2 documents), and reproduce says there is nothing to reproduce.
      */
     @Test
     void shouldKeepAFileWhoseNameIsNotAValidIdentityUnderItsSourceSoCoverageCountsIt(@TempDir Path temp) throws Exception {
@@ -79,6 +81,14 @@ class IngestCommandIT {
         assertThat(summary.get("indexed").asInt()).isEqualTo(1);
         assertThat(summary.get("reasons").get("permanent_input/invalid_message").asInt()).isEqualTo(1);
         assertThat(summary.get("coverage").asDouble()).isEqualTo(0.5);
+
+        JsonNode again = run("ingest", folder.toString(), "--json", "--data-dir", data.toString());
+        assertThat(again.get("documents").asInt()).isEqualTo(2);
+        assertThat(again.get("reasons").get("permanent_input/invalid_message").asInt()).isEqualTo(1);
+        assertThat(again.get("coverage").asDouble()).as("second run: %s", again).isEqualTo(0.5);
+        JsonNode stats = run("stats", "--source", "names", "--json", "--data-dir", data.toString());
+        assertThat(stats.at("/sources/0/records").asLong()).as("attempts; stats: %s", stats).isEqualTo(2);
+        assertThat(stats.at("/sources/0/documents").asLong()).as("stats: %s", stats).isEqualTo(1);
 
         JsonNode coverage = run("coverage", "--json", "--data-dir", data.toString());
         assertThat(coverage.get("sources")).as("coverage: %s", coverage).hasSize(1);
@@ -93,8 +103,11 @@ class IngestCommandIT {
         JsonNode shown = run("show", cohort.get("example_dlq_id").asText(), "--json", "--data-dir", data.toString());
         JsonNode record = shown.get("record");
         assertThat(record.get("source").asText()).isEqualTo("names");
-        assertThat(record.get("doc_id").asText()).startsWith(RecordKey.INVALID_DOC_ID_PREFIX).doesNotContain("bad")
-                .isEqualTo(RecordKey.INVALID_DOC_ID_PREFIX + shown.at("/attempts/0/delivery_key").asText());
+        // the first 32 hex digits of sha256 of "bad\nname.pdf" in UTF-8 (printf 'bad\nname.pdf' | sha256sum)
+        assertThat(record.get("doc_id").asText()).doesNotContain("bad")
+                .isEqualTo(RecordKey.INVALID_DOC_ID_PREFIX + "77efcd3abe4cec6defd9d38d4226b4b0");
+        assertThat(record.get("attempts").asInt()).as("one record, one attempt per run").isEqualTo(2);
+        assertThat(shown.get("attempts")).hasSize(2);
         assertThat(record.get("disposition").asText()).isEqualTo("open");
         assertThat(record.get("error_class").asText()).isEqualTo("permanent_input");
         assertThat(record.get("reason_code").asText()).isEqualTo("invalid_message");
@@ -107,10 +120,18 @@ class IngestCommandIT {
         assertThat(run("show", record.get("dlq_id").asText(), "--json", "--data-dir", data.toString()))
                 .as("left exactly as it was").isEqualTo(shown);
 
-        // its stored payload is the message itself: reproduce by dlq_id parses it (not a PDF), and erase keeps
-        // the document in the source's denominator
+        // its stored payload is the message itself, not a document: reproduce says so in one line, exit 0 (as for
+        // the other answers with nothing to parse), and parses nothing; erase keeps the document in the denominator
+        StringWriter reproducedText = new StringWriter();
+        assertThat(new CommandLine(new IngestQuarantineCli()).setOut(new PrintWriter(reproducedText))
+                .execute("reproduce", record.get("dlq_id").asText(), "--data-dir", data.toString())).isZero();
+        assertThat(reproducedText.toString().strip()).doesNotContain("\n").doesNotContain("bad")
+                .isEqualTo("names/" + record.get("doc_id").asText() + ": nothing to reproduce: the message named no"
+                        + " valid document (invalid doc_id); its stored payload is the message, not a document");
         JsonNode reproduced = run("reproduce", record.get("dlq_id").asText(), "--json", "--data-dir", data.toString());
         assertThat(reproduced.toString()).doesNotContain("bad\\nname");
+        assertThat(reproduced.get("outcome").asText()).as("reproduce: %s", reproduced).isEqualToIgnoringCase("invalid_message");
+        assertThat(reproduced.get("fingerprint").isNull()).as("nothing parsed: %s", reproduced).isTrue();
         run("erase", "--source", "names", "--doc-id", record.get("doc_id").asText(), "--json", "--data-dir", data.toString());
         JsonNode erased = run("coverage", "--json", "--data-dir", data.toString()).at("/sources/0");
         assertThat(erased.get("erased").asLong()).isEqualTo(1);

@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Ensures the key of an unreadable message's record (issue 8): under its source only when only the doc_id is invalid
- * and the source is valid, configured and not reserved; otherwise under {@value RecordKey#INVALID_MESSAGES_SOURCE}.
+ * and the source is valid, configured and not reserved (then by a digest of the doc_id); otherwise under
+ * {@value RecordKey#INVALID_MESSAGES_SOURCE} by the delivery key.
  */
 class MessageReaderTest {
 
@@ -24,11 +25,25 @@ class MessageReaderTest {
                 .isEqualTo(new RecordKey("other", "a/b.pdf"));
     }
 
+    /**
+     * Keyed by a digest of the doc_id, not by the delivery key (new on every run): the same bad name on another
+     * delivery names the same record, another bad name another one; the digest is the first 32 hex digits of
+     * SHA-256 over the UTF-8 bytes (known answer from sha256sum), never the name itself.
+     */
     @Test
-    void shouldKeepAnInvalidDocIdUnderItsConfiguredSourceByTheDeliveryKey() {
-        for (String docId : new String[] {"bad\nname.pdf", "x".repeat(513), RecordKey.INVALID_DOC_ID_PREFIX + "forged"}) {
-            assertThat(reader.keyOf(body("docs", docId), KEY)).as(docId)
-                    .isEqualTo(new RecordKey("docs", RecordKey.INVALID_DOC_ID_PREFIX + KEY));
+    void shouldKeepAnInvalidDocIdUnderItsConfiguredSourceByADigestOfTheDocId() {
+        assertThat(reader.keyOf(body("docs", "bad\nname.pdf"), KEY))
+                .isEqualTo(new RecordKey("docs", RecordKey.INVALID_DOC_ID_PREFIX + "77efcd3abe4cec6defd9d38d4226b4b0"))
+                .as("another delivery of the same name").isEqualTo(reader.keyOf(body("docs", "bad\nname.pdf"), "sqs:9e21"));
+        assertThat(reader.keyOf(body("docs", "bad\nname\u00e9.pdf").getBytes(StandardCharsets.UTF_8), KEY).docId())
+                .as("UTF-8, as the message carried it")
+                .isEqualTo(RecordKey.INVALID_DOC_ID_PREFIX + "3a64e4e1bf176a8830c54c56c0dd7fe0");
+        for (String docId : new String[] {"bad\nname2.pdf", "x".repeat(513), RecordKey.INVALID_DOC_ID_PREFIX + "forged"}) {
+            RecordKey key = reader.keyOf(body("docs", docId), KEY);
+            assertThat(key.source()).as(docId).isEqualTo("docs");
+            assertThat(key.docId()).as(docId).matches(java.util.regex.Pattern.quote(RecordKey.INVALID_DOC_ID_PREFIX)
+                    + "[0-9a-f]{32}").isNotEqualTo(RecordKey.INVALID_DOC_ID_PREFIX + "77efcd3abe4cec6defd9d38d4226b4b0")
+                    .isEqualTo(RecordKey.invalidDocId("docs", RecordKey.docIdDigest(docId)).docId());
         }
     }
 
@@ -41,6 +56,8 @@ class MessageReaderTest {
         assertThat(reader.keyOf(body(RecordKey.INVALID_MESSAGES_SOURCE, "bad\nname.pdf"), KEY)).as("the reserved source")
                 .isEqualTo(unreadable);
         assertThat(reader.keyOf("{\"source\":\"docs\",\"uri\":\"file:///x\"}", KEY)).as("no doc_id").isEqualTo(unreadable);
+        assertThat(reader.keyOf("{\"source\":\"docs\",\"doc_id\":7,\"uri\":\"file:///x\"}", KEY))
+                .as("a doc_id that is not a string: nothing to hash").isEqualTo(unreadable);
         assertThat(reader.keyOf("not json", KEY)).isEqualTo(unreadable);
         assertThat(reader.keyOf(null, KEY)).isEqualTo(unreadable);
     }

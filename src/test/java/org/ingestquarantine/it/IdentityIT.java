@@ -56,9 +56,9 @@ class IdentityIT {
                 return key;
             });
 
-            for (Captured c : new Captured[] {hugeLog, forgedLog}) {
-                QuarantineRecord r = pipeline.assertQuarantinedOnce(c.key(), "it",
-                        RecordKey.INVALID_DOC_ID_PREFIX + c.key(), ErrorClass.PERMANENT_INPUT, "invalid_message");
+            for (Map.Entry<Captured, String> c : Map.of(hugeLog, huge, forgedLog, forged).entrySet()) {
+                QuarantineRecord r = pipeline.assertQuarantinedOnce(c.getKey().key(), "it",
+                        invalidDocId(c.getValue()), ErrorClass.PERMANENT_INPUT, "invalid_message");
                 assertThat(r.errorMessage().length()).isLessThan(1000);
             }
             assertThat(SqlCount.of(pipeline.dataSource(), "SELECT count(*) FROM quarantine")).isEqualTo(2);
@@ -68,8 +68,7 @@ class IdentityIT {
             assertThat(forgedLog.text()).isNotEmpty().doesNotContain("\u001b").doesNotContain("\r")
                     .doesNotContain("forged/line");
             // the record keeps the identity escaped and bounded (LogSafe), so a reader of it sees no forged line
-            QuarantineRecord forgedRecord = pipeline.store().find("it",
-                    RecordKey.INVALID_DOC_ID_PREFIX + forgedLog.key()).orElseThrow();
+            QuarantineRecord forgedRecord = pipeline.store().find("it", invalidDocId(forged)).orElseThrow();
             assertThat(forgedRecord.errorMessage()).contains("\\n12:00:00.000").contains("\\u001B[31m")
                     .doesNotContain("\u001b").doesNotContain("\n");
             assertThat(forgedLog.text().lines()).noneMatch(l -> l.startsWith("12:00:00.000 INFO  Outcomes - forged"));
@@ -88,7 +87,7 @@ class IdentityIT {
             });
             // one delivery (counted by the broker's tracer), one row, attempts 1
             QuarantineRecord r = pipeline.assertQuarantinedOnce(log.key(), "it",
-                    RecordKey.INVALID_DOC_ID_PREFIX + log.key(), ErrorClass.PERMANENT_INPUT, "invalid_message");
+                    invalidDocId(fiveMb), ErrorClass.PERMANENT_INPUT, "invalid_message");
             assertThat(r.errorMessage()).as("the record's message, identity truncated").hasSizeLessThan(1000)
                     .doesNotContain("a".repeat(1000));
             assertThat(SqlCount.of(pipeline.dataSource(), "SELECT count(*) FROM quarantine")).isEqualTo(1);
@@ -114,8 +113,9 @@ class IdentityIT {
                 assertThat(pipeline.awaitOutcome(key, WAIT)).as(key).isEqualTo("quarantined");
             }
 
-            for (String key : new String[] {configured, reservedPrefix}) {
-                QuarantineRecord r = pipeline.assertQuarantinedOnce(key, "it", RecordKey.INVALID_DOC_ID_PREFIX + key,
+            for (Map.Entry<String, String> e : Map.of(configured, "bad\nname.pdf",
+                    reservedPrefix, RecordKey.INVALID_DOC_ID_PREFIX + "forged.pdf").entrySet()) {
+                QuarantineRecord r = pipeline.assertQuarantinedOnce(e.getKey(), "it", invalidDocId(e.getValue()),
                         ErrorClass.PERMANENT_INPUT, "invalid_message");
                 assertThat(r.disposition()).isEqualTo(org.ingestquarantine.quarantine.Disposition.OPEN);
             }
@@ -131,6 +131,11 @@ class IdentityIT {
                     .coverage(java.util.List.of("it")).stream().filter(c -> c.source().equals("it")).findFirst()
                     .orElseThrow().openQuarantined()).isEqualTo(2);
         }
+    }
+
+    /** @return the reserved doc_id a record of a message of source "it" with this invalid doc_id has */
+    private static String invalidDocId(String docId) {
+        return RecordKey.invalidDocId("it", RecordKey.docIdDigest(docId)).docId();
     }
 
     private static String body(String docIdJson) {

@@ -133,6 +133,37 @@ class ReproducerTest extends PostgresTestBase {
         assertThat(rowCount()).as("nothing written").isEqualTo(before);
     }
 
+    /**
+     * A record of a message that named no valid document keeps the raw message as its payload: reproduce parses
+     * nothing (it once called the 91-byte JSON a different failure, not_pdf) and says so in one line.
+     */
+    @Test
+    void shouldSayThereIsNothingToReproduceForAMessageThatNamedNoValidDocument() throws Exception {
+        Path message = write("message.json", "{\"source\":\"contracts\",\"doc_id\":\"bad\\nname.pdf\",\"uri\":\"file:///x\"}"
+                .getBytes(StandardCharsets.UTF_8));
+        String invalidDocId = org.ingestquarantine.pipeline.RecordKey.invalidDocId("contracts",
+                org.ingestquarantine.pipeline.RecordKey.docIdDigest("bad\nname.pdf")).docId();
+        QuarantineRecord invalid = store.record(FailureEvidence.builder("contracts", invalidDocId)
+                .errorClass(ErrorClass.PERMANENT_INPUT).errorFingerprint("fp-invalid").reasonCode("invalid_message")
+                .payload(message).stage("receive").build());
+        QuarantineRecord unreadable = store.record(FailureEvidence.builder(
+                        org.ingestquarantine.pipeline.RecordKey.INVALID_MESSAGES_SOURCE, "sqs:0f3c")
+                .errorClass(ErrorClass.PERMANENT_INPUT).errorFingerprint("fp-invalid").reasonCode("invalid_message")
+                .payload(message).stage("receive").build());
+        assertThat(invalid.payloadUri()).as("the message is kept as evidence").isNotNull();
+        long before = rowCount();
+
+        Reproduction verdict = reproducer.reproduce(invalid.dlqId());
+
+        assertThat(verdict.outcome()).isEqualTo(Reproduction.Outcome.INVALID_MESSAGE);
+        assertThat(verdict.summary()).isEqualTo("nothing to reproduce: the message named no valid document (invalid"
+                + " doc_id); its stored payload is the message, not a document");
+        assertThat(verdict.fingerprint()).as("nothing parsed").isNull();
+        assertThat(reproducer.reproduce(unreadable.dlqId()).summary()).isEqualTo("nothing to reproduce: the message"
+                + " named no valid document (unreadable message); its stored payload is the message, not a document");
+        assertThat(rowCount()).as("nothing written").isEqualTo(before);
+    }
+
     @Test
     void shouldNotParseBytesWhoseSha256IsNotTheRecords() throws Exception {
         Path pdf = write("tampered.pdf", TextPdf.of("original"));
