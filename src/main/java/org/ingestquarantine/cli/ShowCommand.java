@@ -37,7 +37,7 @@ final class ShowCommand extends OperatorCommand {
         field(b, "fingerprint", r.errorFingerprint());
         field(b, "stage", r.stage());
         field(b, "attempts", r.attempts() + ", first seen " + time(r.firstSeenAt()) + ", last seen " + time(r.lastSeenAt()));
-        field(b, "source_version", java.util.Objects.toString(r.sourceVersion(), "- (the source gave none)") + (r.sourceUpdatedAt() == null ? "" : " (updated " + time(r.sourceUpdatedAt()) + ")"));
+        field(b, "source_version", java.util.Objects.toString(r.sourceVersion(), "erased".equals(r.disposition()) ? "- (erased)" : "- (the source gave none)") + (r.sourceUpdatedAt() == null ? "" : " (updated " + time(r.sourceUpdatedAt()) + ")"));
         field(b, "cursor / seq", java.util.Objects.toString(r.cursorAtArrival(), "-") + " / "
                 + java.util.Objects.toString(r.ingestSeq(), "-"));
         field(b, "versions", "connector " + orDash(r.connectorVersion()) + ", parser " + orDash(r.parserVersion())
