@@ -32,7 +32,7 @@ final class ShowCommand extends OperatorCommand {
         field(b, "disposition", r.disposition() + (r.closedAt() == null ? "" : " since " + time(r.closedAt())));
         field(b, "reason_code", r.reasonCode());
         field(b, "owner", r.owner());
-        field(b, "error", r.errorClass() + " " + r.errorType());
+        field(b, "error", r.errorClass() + (r.errorType() == null ? "" : " " + r.errorType()));
         field(b, "error_message", r.errorMessage());
         field(b, "fingerprint", r.errorFingerprint());
         field(b, "stage", r.stage());
