@@ -11,8 +11,9 @@ import picocli.CommandLine.Option;
 /** {@code erase --source S --doc-id D}: remove every byte of one document, keep a tombstone. */
 @Command(name = "erase", mixinStandardHelpOptions = true,
         description = {"Erases one document: payload and stack trace objects, error message text, the payload hashes"
-                + " of its attempt history, and its chunks and row in the index. The quarantine row stays as a"
-                + " tombstone with disposition erased."})
+                + " and source versions of its record and attempt history, and its chunks and row in the index. The"
+                + " quarantine row stays as a tombstone with disposition erased (written if the document had none,"
+                + " so coverage keeps it in its denominator)."})
 final class EraseCommand extends OperatorCommand {
 
     @Option(names = "--source", required = true, description = "The document's source.")
@@ -26,9 +27,9 @@ final class EraseCommand extends OperatorCommand {
         QuarantineRecord tombstone = runtime.dispositions().erase(source, docId);
         Map<String, Object> report = new LinkedHashMap<>();
         report.put("document", source + "/" + docId);
-        report.put("tombstone", tombstone == null ? null : tombstone.dlqId());
-        print(out, report, source + "/" + docId + " erased" + (tombstone == null
-                ? " from the index (it had no quarantine record)" : "; tombstone " + tombstone.dlqId()));
+        report.put("tombstone", tombstone.dlqId());
+        print(out, report, source + "/" + docId + " erased; tombstone " + tombstone.dlqId()
+                + (tombstone.attempts() == 0 ? " (no failure recorded: the tombstone keeps the document in coverage)" : ""));
         return 0;
     }
 }

@@ -129,16 +129,19 @@ public final class Dispositions {
     }
 
     /**
-     * Erases one document: its payload and stack trace objects, the error message text, the payload hashes
-     * of its attempt history, and its rows in the index ({@code chunks}, {@code documents}); the quarantine
-     * row stays as a tombstone with disposition {@code erased}. Erasure is of what is held now: a later publish
-     * of the same document by its producer is a new arrival, processed as any other (indexed, or, when it
-     * fails, the record re-opens with that attempt's evidence and counts as open quarantined again).
+     * Erases one document: its payload and stack trace objects, the error message text, the content-derived
+     * values of its record and attempt history (payload hashes, source version and time: for a folder source the
+     * version is the content's sha256), and its rows in the index ({@code chunks}, {@code documents}); the
+     * quarantine row stays as a tombstone with disposition {@code erased}. A document that was indexed but has no
+     * record gets a tombstone (attempts 0, see {@link QuarantineStore#tombstone}) in the transaction that removes
+     * its index rows, so coverage keeps it in its denominator as it keeps any erased document. Erasure is of what
+     * is held now: a later publish of the same document by its producer is a new arrival, processed as any other
+     * (indexed, or, when it fails, the record re-opens with that attempt's evidence and counts as open quarantined
+     * again).
      *
      * @param source connector name
      * @param docId document id
-     * @return the tombstone, or null when the document had no quarantine record (its index rows, if any,
-     *     are removed all the same)
+     * @return the tombstone, never null
      * @throws BadOperatorInputException if the document has neither a record nor index rows
      * @throws org.ingestquarantine.quarantine.QuarantineWriteException if an object cannot be deleted; the
      *     record is then unchanged, retry the erasure
@@ -146,17 +149,14 @@ public final class Dispositions {
     public QuarantineRecord erase(String source, String docId) {
         requireText(source, "--source");
         requireText(docId, "--doc-id");
-        int indexRows;
+        QuarantineRecord created = null;
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(false);
             try {
-                indexRows = delete(c, "DELETE FROM chunks WHERE source = ? AND doc_id = ?", source, docId)
+                int indexRows = delete(c, "DELETE FROM chunks WHERE source = ? AND doc_id = ?", source, docId)
                         + delete(c, "DELETE FROM documents WHERE source = ? AND doc_id = ?", source, docId);
-                try (PreparedStatement s = c.prepareStatement("UPDATE quarantine_attempt SET payload_sha256 = NULL"
-                        + " WHERE dlq_id = (SELECT dlq_id FROM quarantine WHERE source = ? AND doc_id = ?)")) {
-                    s.setString(1, source);
-                    s.setString(2, docId);
-                    s.executeUpdate();
+                if (indexRows > 0) {
+                    created = store.tombstone(c, source, docId, "erased").orElse(null);
                 }
                 c.commit();
             } catch (SQLException | RuntimeException e) {
@@ -166,12 +166,13 @@ public final class Dispositions {
         } catch (SQLException e) {
             throw failure("document " + source + "/" + docId + " was not erased", e);
         }
+        if (created != null) {
+            return created;
+        }
         if (store.find(source, docId).isEmpty()) {
-            if (indexRows == 0) {
-                throw new BadOperatorInputException("nothing to erase: " + RecordRef.bounded(source + "/" + docId)
-                        + " has no quarantine record and is not in the index");
-            }
-            return null;
+            // no index rows either: a tombstone is written only with index rows to remove
+            throw new BadOperatorInputException("nothing to erase: " + RecordRef.bounded(source + "/" + docId)
+                    + " has no quarantine record and is not in the index");
         }
         return store.close(source, docId, Disposition.ERASED, "erased", null);
     }

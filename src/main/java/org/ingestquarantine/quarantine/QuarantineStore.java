@@ -285,7 +285,10 @@ public final class QuarantineStore {
      * Closes a record with a disposition (drain or operator). Sets disposition, closed_at (now), and, when
      * given, reason_code, and owner where the record names none (an owner written at creation is kept).
      * Closing with {@link Disposition#ERASED} also deletes the payload and stack trace objects (an object another
-     * record still names, the same bytes, is kept) and clears payload_uri, stack_trace_uri and error_message, leaving a tombstone.
+     * record still names, the same bytes, is kept) and clears payload_uri, payload_sha256, payload_bytes,
+     * stack_trace_uri, error_message, source_version and source_updated_at (for a folder source the version IS the
+     * content's sha256), and the payload_sha256 and source_version of every attempt of its history, leaving a
+     * tombstone.
      *
      * @param source connector name
      * @param docId document id
@@ -331,17 +334,49 @@ public final class QuarantineStore {
         String sql = "UPDATE quarantine SET disposition = ?, closed_at = ?, owner = COALESCE(owner, ?),"
                 + " reason_code = COALESCE(?, reason_code)"
                 + (erase ? ", payload_uri = NULL, payload_sha256 = NULL, payload_bytes = NULL,"
-                        + " stack_trace_uri = NULL, error_message = NULL" : "")
+                        + " stack_trace_uri = NULL, error_message = NULL, source_version = NULL,"
+                        + " source_updated_at = NULL" : "")
                 + " WHERE source = ? AND doc_id = ?";
         QuarantineRecord before = findBy(c, "SELECT * FROM quarantine WHERE source = ? AND doc_id = ? FOR UPDATE",
                 source, docId).orElseThrow(() -> new java.util.NoSuchElementException(
                         "no quarantine record for " + source + "/" + docId));
         Jdbc.update(c, sql, disposition.code(), now, owner, reasonCode, source, docId);
         if (erase) {
+            Jdbc.update(c, "UPDATE quarantine_attempt SET payload_sha256 = NULL, source_version = NULL WHERE dlq_id = ?",
+                    before.dlqId());
             deleteObjectNamedByNoOther(c, before.payloadUri(), before.dlqId());
             deleteObjectNamedByNoOther(c, before.stackTraceUri(), before.dlqId());
         }
         return findBy(c, "SELECT * FROM quarantine WHERE source = ? AND doc_id = ?", source, docId).orElseThrow();
+    }
+
+    /**
+     * Leaves a tombstone for a document that has no record: disposition {@code erased}, closed, first and last seen
+     * now, attempts 0 (it never failed: no attempt row), error class {@code unclassified}, the source's configured
+     * owner, and nothing of the document (no payload, versions, error text or hashes). Erasing an indexed document
+     * that never failed writes it, so coverage keeps the document in its denominator. The summaries follow by
+     * trigger in the caller's transaction.
+     *
+     * @param c a connection with auto-commit off; the caller commits or rolls back
+     * @param source connector name
+     * @param docId document id
+     * @param reasonCode the tombstone's reason code, e.g. {@code erased}
+     * @return the tombstone as it will be once the caller commits, or empty when the document has a record
+     *     already (nothing is written; close that record instead)
+     * @throws SQLException if the database fails; the caller rolls back
+     */
+    public Optional<QuarantineRecord> tombstone(Connection c, String source, String docId, String reasonCode)
+            throws SQLException {
+        Instant now = clock.instant().truncatedTo(ChronoUnit.MICROS);
+        String owner = text(owners.apply(source).orElse(null));
+        return Jdbc.queryFirst(c, """
+                INSERT INTO quarantine (dlq_id, source, doc_id, error_class, attempts, first_seen_at, last_seen_at,
+                    disposition, reason_code, owner, closed_at)
+                VALUES (?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (source, doc_id) DO NOTHING
+                RETURNING *
+                """, QuarantineRecord::new, UlidCreator.getMonotonicUlid().toString(), text(source), text(docId),
+                ErrorClass.UNCLASSIFIED.code(), now, now, Disposition.ERASED.code(), reasonCode, owner, now);
     }
 
     /**

@@ -108,6 +108,37 @@ class OperatorCommandsTest extends PostgresTestBase {
         assertThat(json.at("/cohorts/0/stale_parser").asBoolean()).isFalse();
     }
 
+    /**
+     * erase of an indexed document that never failed: the command names the tombstone it left, coverage keeps the
+     * document in its denominator, and show prints a tombstone holding no version of the content.
+     */
+    @Test
+    void shouldLeaveATombstoneWhenErasingAnIndexedDocumentWithoutRecord() throws Exception {
+        new org.ingestquarantine.ingest.SourceTotals(dataSource(), Clock.systemUTC()).record("contracts", 2, "folder-1", null);
+        String sha256 = "ab".repeat(32);
+        new org.ingestquarantine.ingest.DocumentIndex(dataSource(), 2).index(new org.ingestquarantine.ingest.IndexedDocument(
+                "contracts", "indexed.pdf", sha256, java.time.Instant.parse("2026-01-01T00:00:00Z"), sha256, "p1", "c1",
+                "e1", 1, List.of(new org.ingestquarantine.ingest.IndexedChunk(0, "text", new float[] {1, 0}, 1, 1))));
+        assertThat(JSON.readTree(run("coverage", "--json", "--data-dir", data.toString()).out)
+                .at("/sources/0/coverage").asDouble()).isEqualTo(0.5);
+
+        Result erased = run("erase", "--source", "contracts", "--doc-id", "indexed.pdf", "--data-dir", data.toString());
+
+        assertThat(erased.code).as(erased.err).isZero();
+        assertThat(erased.out).startsWith("contracts/indexed.pdf erased; tombstone ")
+                .doesNotContain("from the index");
+        JsonNode coverage = JSON.readTree(run("coverage", "--json", "--data-dir", data.toString()).out).at("/sources/0");
+        assertThat(coverage.get("indexed").asLong()).isZero();
+        assertThat(coverage.get("erased").asLong()).isEqualTo(1);
+        assertThat(coverage.get("coverage").asDouble()).as("0 of 2, not 0 of 1").isZero();
+        Result show = run("show", "contracts/indexed.pdf", "--json", "--data-dir", data.toString());
+        assertThat(show.code).as(show.err).isZero();
+        JsonNode record = JSON.readTree(show.out);
+        assertThat(record.toString()).contains("\"erased\"", "legal-ops").doesNotContain(sha256);
+        assertThat(run("show", "contracts/indexed.pdf", "--data-dir", data.toString()).out)
+                .containsPattern("source_version\\s+- \\(erased\\)");
+    }
+
     @Test
     void shouldShowCoveragePerSource() throws Exception {
         JsonNode json = JSON.readTree(run("coverage", "--json", "--data-dir", data.toString()).out);

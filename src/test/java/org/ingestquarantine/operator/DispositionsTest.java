@@ -107,9 +107,70 @@ class DispositionsTest extends PostgresTestBase {
         assertThat(new org.ingestquarantine.quarantine.QuarantineQueries(dataSource()).coverage(List.of("s")))
                 .singleElement().satisfies(c -> assertThat(c.coverage()).as("the ingest summary's coverage").isEqualTo(0.5));
 
-        // an indexed document without a record leaves no tombstone: it leaves the index and the denominator
+        // an indexed document without a record leaves a tombstone too: it leaves the index, not the denominator
         dispositions.erase("s", "good-1");
-        assertThat(coverageFigures()).isEqualTo(List.of("s " + (1.0 / 3) + " of 3"));
+        assertThat(coverageFigures()).isEqualTo(List.of("s 0.25 of 4"));
+    }
+
+    /**
+     * The user's case: a folder of 13 files, 5 indexed; erasing an indexed document that never failed gave 5/12
+     * (it left the denominator with no tombstone). It must give 4/13 from the operator and the pipeline alike, the
+     * tombstone must hold nothing of the document, the summaries must follow, and a later publish must count again.
+     */
+    @Test
+    void shouldLeaveATombstoneWhenErasingAnIndexedDocumentThatNeverFailed() throws Exception {
+        store = new QuarantineStore(dataSource(), payloads, source -> java.util.Optional.of("team-" + source), clock);
+        dispositions = new Dispositions(dataSource(), store, payloads, clock);
+        new SourceTotals(dataSource(), clock).record("s", 13, "folder-1", null);
+        for (int i = 0; i < 6; i++) {
+            indexDoc("s", "good-" + i, "text");
+        }
+        for (int i = 0; i < 7; i++) {
+            fail("s", "bad-" + i, "fp-x", "p1");
+        }
+        assertThat(coverageFigures()).containsExactly("s " + (6.0 / 13) + " of 13");
+        clock.advance(Duration.ofMinutes(5));
+
+        QuarantineRecord tombstone = dispositions.erase("s", "good-0");
+
+        assertThat(coverageFigures()).as("the erased document stays in the denominator")
+                .containsExactly("s " + (5.0 / 13) + " of 13");
+        assertThat(new org.ingestquarantine.quarantine.QuarantineQueries(dataSource()).coverage(List.of("s")))
+                .singleElement().satisfies(c -> assertThat(c.coverage()).as("the ingest summary's coverage")
+                        .isEqualTo(5.0 / 13));
+        assertThat(index.state("s", "good-0")).isEmpty();
+        assertThat(store.find("s", "good-0").orElseThrow().dlqId()).isEqualTo(tombstone.dlqId());
+        assertThat(tombstone.disposition()).isEqualTo(Disposition.ERASED);
+        assertThat(tombstone.reasonCode()).isEqualTo("erased");
+        assertThat(tombstone.owner()).as("the source's configured owner").isEqualTo("team-s");
+        assertThat(tombstone.closedAt()).isEqualTo(T0.plus(Duration.ofMinutes(5)));
+        assertThat(tombstone.attempts()).as("it never failed").isZero();
+        assertThat(store.attempts(tombstone.dlqId())).isEmpty();
+        assertThat(tombstone.payloadUri()).isNull();
+        assertThat(tombstone.payloadSha256()).isNull();
+        assertThat(tombstone.sourceVersion()).isNull();
+        assertThat(tombstone.errorMessage()).isNull();
+        org.ingestquarantine.testsupport.SummaryChecks.assertSummariesMatchTheRecords(dataSource(), "after the erasure");
+        assertThat(dispositions.erase("s", "good-0").dlqId()).as("erasing again keeps the one tombstone")
+                .isEqualTo(tombstone.dlqId());
+
+        // published again and failing: a new arrival, the tombstone re-opens with that failure as its attempt 1
+        QuarantineRecord again = store.record(FailureEvidence.builder("s", "good-0").errorClass(ErrorClass.PERMANENT_INPUT)
+                .failure(new IllegalStateException("second")).deliveryKey("msg-2").deliveryCount(1).build());
+        assertThat(again.dlqId()).isEqualTo(tombstone.dlqId());
+        assertThat(again.disposition()).isEqualTo(Disposition.OPEN);
+        assertThat(again.attempts()).isEqualTo(1);
+        assertThat(store.attempts(again.dlqId())).singleElement().satisfies(a -> assertThat(a.attemptNo()).isEqualTo(1));
+        assertThat(coverageFigures()).containsExactly("s " + (5.0 / 13) + " of 13");
+        org.ingestquarantine.testsupport.SummaryChecks.assertSummariesMatchTheRecords(dataSource(), "after the new failure");
+
+        // erased again, then published again and indexed: it counts as indexed, not erased
+        dispositions.erase("s", "good-1");
+        assertThat(coverageFigures()).containsExactly("s " + (4.0 / 13) + " of 13");
+        indexDoc("s", "good-1", "text");
+        assertThat(coverageFigures()).containsExactly("s " + (5.0 / 13) + " of 13");
+        assertThat(service.coverage()).singleElement().satisfies(r -> assertThat(r.erased()).isZero());
+        org.ingestquarantine.testsupport.SummaryChecks.assertSummariesMatchTheRecords(dataSource(), "after the re-index");
     }
 
     @Test
@@ -146,27 +207,43 @@ class DispositionsTest extends PostgresTestBase {
         assertThat(dispositions.expirePayloads(Duration.ofDays(90))).isZero();
     }
 
+    /**
+     * Neither the marker sentence nor the content's sha256 survives anywhere: for a folder source the source
+     * version IS the sha256, so the record's and every attempt's source_version go with the payload hashes.
+     */
     @Test
     void shouldEraseEveryByteOfTheDocumentAndLeaveATombstone() throws Exception {
-        Path payload = Files.write(temp.resolve("doc.txt"), ("page one. " + MARKER + ". page two.")
-                .getBytes(StandardCharsets.UTF_8));
-        indexDoc("s", "secret.pdf", "chunk quoting " + MARKER);
-        store.record(FailureEvidence.builder("s", "secret.pdf").errorClass(ErrorClass.DOWNSTREAM_CONTRACT)
-                .failure(new IllegalStateException("refused chunk: " + MARKER)).payload(payload).stage("embed")
-                .deliveryKey("msg-1").deliveryCount(1).build());
+        byte[] content = ("page one. " + MARKER + ". page two.").getBytes(StandardCharsets.UTF_8);
+        Path payload = Files.write(temp.resolve("doc.txt"), content);
+        String sha256 = java.util.HexFormat.of().formatHex(
+                java.security.MessageDigest.getInstance("SHA-256").digest(content));
+        index.index(new IndexedDocument("s", "secret.pdf", sha256, T0, sha256, "p1", "c1", "e1", 1,
+                List.of(new IndexedChunk(0, "chunk quoting " + MARKER, new float[] {1, 0}, 1, 1))));
+        for (int delivery = 1; delivery <= 2; delivery++) {
+            store.record(FailureEvidence.builder("s", "secret.pdf").errorClass(ErrorClass.DOWNSTREAM_CONTRACT)
+                    .failure(new IllegalStateException("refused chunk: " + MARKER)).payload(payload).stage("embed")
+                    .sourceVersion(sha256).sourceUpdatedAt(T0).deliveryKey("msg-1").deliveryCount(delivery).build());
+        }
         failWithPayload("s", "other.pdf", Files.write(temp.resolve("o.txt"), "other".getBytes(StandardCharsets.UTF_8)));
         assertThat(placesHoldingMarker()).as("the test can see the marker before erasure")
                 .contains("objects", "quarantine", "chunks");
+        assertThat(placesHolding(sha256)).as("the test can see the hash before erasure")
+                .contains("quarantine", "quarantine_attempt", "documents");
 
         QuarantineRecord tombstone = dispositions.erase("s", "secret.pdf");
 
         assertThat(placesHoldingMarker()).isEmpty();
+        assertThat(placesHolding(sha256)).as("the content's sha256, in any column of any row").isEmpty();
         assertThat(tombstone.disposition()).isEqualTo(Disposition.ERASED);
         assertThat(tombstone.payloadUri()).isNull();
         assertThat(tombstone.errorMessage()).isNull();
+        assertThat(tombstone.sourceVersion()).isNull();
+        assertThat(tombstone.sourceUpdatedAt()).isNull();
         assertThat(index.state("s", "secret.pdf")).isEmpty();
-        assertThat(store.attempts(tombstone.dlqId())).singleElement()
-                .satisfies(a -> assertThat(a.payloadSha256()).isNull());
+        assertThat(store.attempts(tombstone.dlqId())).hasSize(2).allSatisfy(a -> {
+            assertThat(a.payloadSha256()).isNull();
+            assertThat(a.sourceVersion()).isNull();
+        });
         assertThat(store.find("s", "other.pdf").orElseThrow().payloadUri()).isNotNull();
         assertThatThrownBy(() -> dispositions.erase("s", "never-seen.pdf")).isInstanceOf(BadOperatorInputException.class);
     }
@@ -249,6 +326,19 @@ class DispositionsTest extends PostgresTestBase {
     }
 
     private List<String> placesHoldingMarker() throws Exception {
+        List<String> places = placesHolding(MARKER);
+        try (Stream<Path> files = Files.walk(temp.resolve("objects"))) {
+            for (Path f : files.filter(Files::isRegularFile).toList()) {
+                if (new String(Files.readAllBytes(f), StandardCharsets.UTF_8).contains(MARKER)) {
+                    places.add("objects");
+                }
+            }
+        }
+        return places;
+    }
+
+    /** @return the tables with a row whose text (every column) contains {@code text} */
+    private List<String> placesHolding(String text) throws Exception {
         List<String> places = new ArrayList<>();
         try (Connection c = dataSource().getConnection(); Statement s = c.createStatement()) {
             List<String> tables = new ArrayList<>();
@@ -260,18 +350,11 @@ class DispositionsTest extends PostgresTestBase {
             assertThat(tables).contains("quarantine", "quarantine_attempt", "chunks", "documents", "attempt_journal");
             for (String table : tables) {
                 try (ResultSet rs = s.executeQuery("SELECT count(*) FROM \"" + table + "\" t WHERE t::text LIKE '%"
-                        + MARKER + "%'")) {
+                        + text + "%'")) {
                     rs.next();
                     if (rs.getLong(1) > 0) {
                         places.add(table);
                     }
-                }
-            }
-        }
-        try (Stream<Path> files = Files.walk(temp.resolve("objects"))) {
-            for (Path f : files.filter(Files::isRegularFile).toList()) {
-                if (new String(Files.readAllBytes(f), StandardCharsets.UTF_8).contains(MARKER)) {
-                    places.add("objects");
                 }
             }
         }

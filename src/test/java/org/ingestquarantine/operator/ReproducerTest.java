@@ -118,6 +118,11 @@ class ReproducerTest extends PostgresTestBase {
                 java.time.Duration.ofDays(400)));
         dispositions.expirePayloads(java.time.Duration.ofDays(90));
         store.close("contracts", "erasing.pdf", Disposition.ERASED, "gdpr", null);
+        // an indexed document that never failed, erased: its tombstone was written by the erasure
+        new org.ingestquarantine.ingest.DocumentIndex(dataSource(), 2).index(new org.ingestquarantine.ingest.IndexedDocument(
+                "contracts", "indexed-only.pdf", "v1", null, null, "p1", "c1", "e1", 1, java.util.List.of(
+                        new org.ingestquarantine.ingest.IndexedChunk(0, "text", new float[] {1, 0}, 1, 1))));
+        QuarantineRecord tombstone = dispositions.erase("contracts", "indexed-only.pdf");
         long before = rowCount();
 
         assertThat(empty.payloadUri()).isNull();
@@ -130,6 +135,9 @@ class ReproducerTest extends PostgresTestBase {
         assertThat(reproducer.reproduce(expired.dlqId()).summary()).isEqualTo("payload expired (it had sha256 "
                 + expired.payloadSha256().trim() + "); the record's metadata stays; a drain goes back to the source");
         assertThat(reproducer.reproduce(erased.dlqId()).outcome()).isEqualTo(Reproduction.Outcome.PAYLOAD_ERASED);
+        assertThat(reproducer.reproduce("contracts/indexed-only.pdf").summary())
+                .isEqualTo("payload erased (the record is a tombstone); nothing to parse");
+        assertThat(reproducer.reproduce(tombstone.dlqId()).outcome()).isEqualTo(Reproduction.Outcome.PAYLOAD_ERASED);
         assertThat(rowCount()).as("nothing written").isEqualTo(before);
     }
 
