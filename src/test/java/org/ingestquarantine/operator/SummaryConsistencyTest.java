@@ -112,72 +112,75 @@ class SummaryConsistencyTest extends PostgresTestBase {
 
     @Test
     void shouldStayConsistentUnderConcurrentWritersMovingRecordsBetweenCohorts() throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(4);
-        List<Future<?>> done = new ArrayList<>();
         QuarantineStore systemClock = new QuarantineStore(dataSource(), payloads,
                 s -> Optional.ofNullable(OWNERS.get(s)), Clock.systemUTC());
-        for (int w = 0; w < 4; w++) {
-            int writer = w;
-            done.add(pool.submit(() -> {
-                Random random = new Random(writer);
-                for (int i = 0; i < 150; i++) {
-                    String docId = "doc-" + random.nextInt(20);
-                    if (random.nextInt(5) == 0) {
-                        try {
-                            systemClock.close("contracts", docId, Disposition.REPAIRED_PARSER_FIXED, null, null);
-                        } catch (java.util.NoSuchElementException none) {
-                            // not failed yet
-                        }
-                    } else {
-                        systemClock.record(FailureEvidence.builder("contracts", docId)
-                                .errorClass(ErrorClass.AMBIGUOUS_PARSE)
-                                .errorFingerprint(FINGERPRINTS.get(random.nextInt(2)))
-                                .parserVersion(PARSERS.get(random.nextInt(2))).build());
+        fourWriters(0, random -> {
+            for (int i = 0; i < 150; i++) {
+                String docId = "doc-" + random.nextInt(20);
+                if (random.nextInt(5) == 0) {
+                    try {
+                        systemClock.close("contracts", docId, Disposition.REPAIRED_PARSER_FIXED, null, null);
+                    } catch (java.util.NoSuchElementException none) {
+                        // not failed yet
                     }
+                } else {
+                    systemClock.record(FailureEvidence.builder("contracts", docId)
+                            .errorClass(ErrorClass.AMBIGUOUS_PARSE)
+                            .errorFingerprint(FINGERPRINTS.get(random.nextInt(2)))
+                            .parserVersion(PARSERS.get(random.nextInt(2))).build());
                 }
-                return null;
-            }));
-        }
-        for (Future<?> f : done) {
-            f.get();
-        }
-        pool.shutdown();
+            }
+        });
         assertSummariesMatchTheRecords("after concurrent writers");
     }
 
     @Test
     void shouldStayConsistentUnderConcurrentFailuresAndIndexWritesThatCloseRecords() throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(4);
-        List<Future<?>> done = new ArrayList<>();
         QuarantineStore systemClock = new QuarantineStore(dataSource(), payloads,
                 s -> Optional.ofNullable(OWNERS.get(s)), Clock.systemUTC());
-        for (int w = 0; w < 4; w++) {
-            int writer = w;
-            done.add(pool.submit(() -> {
-                Random random = new Random(100 + writer);
-                for (int i = 0; i < 150; i++) {
-                    String docId = "doc-" + random.nextInt(8);
-                    if (random.nextBoolean()) {
-                        systemClock.record(FailureEvidence.builder("contracts", docId)
-                                .errorClass(ErrorClass.AMBIGUOUS_PARSE).sourceVersion("v" + random.nextInt(3))
-                                .errorFingerprint(FINGERPRINTS.get(random.nextInt(2))).parserVersion("p1").build());
-                    } else {
-                        // a later delivery indexes the document: closes its open record, if any, in the same transaction
-                        index.index(new IndexedDocument("contracts", docId, "v" + random.nextInt(3), null, null, "p1",
-                                "c1", "e" + random.nextInt(2), 1,
-                                List.of(new IndexedChunk(0, "text", new float[] {1, 0}, 1, 1))));
-                    }
+        fourWriters(100, random -> {
+            for (int i = 0; i < 150; i++) {
+                String docId = "doc-" + random.nextInt(8);
+                if (random.nextBoolean()) {
+                    systemClock.record(FailureEvidence.builder("contracts", docId)
+                            .errorClass(ErrorClass.AMBIGUOUS_PARSE).sourceVersion("v" + random.nextInt(3))
+                            .errorFingerprint(FINGERPRINTS.get(random.nextInt(2))).parserVersion("p1").build());
+                } else {
+                    // a later delivery indexes the document: closes its open record, if any, in the same transaction
+                    index.index(new IndexedDocument("contracts", docId, "v" + random.nextInt(3), null, null, "p1",
+                            "c1", "e" + random.nextInt(2), 1,
+                            List.of(new IndexedChunk(0, "text", new float[] {1, 0}, 1, 1))));
                 }
-                return null;
-            }));
-        }
-        for (Future<?> f : done) {
-            f.get();
-        }
-        pool.shutdown();
+            }
+        });
         assertSummariesMatchTheRecords("after concurrent failures and closing index writes");
         assertThat(count("SELECT count(*) FROM quarantine WHERE disposition = 'repaired_content_changed'"))
                 .as("index writes closed records").isPositive();
+    }
+
+    /** What one concurrent writer does, with its own seeded random. */
+    private interface Writer {
+        void write(Random random) throws Exception;
+    }
+
+    /** Runs {@code writer} on 4 threads at once (seeds {@code seed} to {@code seed + 3}) and waits for all of them. */
+    private static void fourWriters(int seed, Writer writer) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            for (int w = 0; w < 4; w++) {
+                Random random = new Random(seed + w);
+                done.add(pool.submit(() -> {
+                    writer.write(random);
+                    return null;
+                }));
+            }
+            for (Future<?> f : done) {
+                f.get();
+            }
+        } finally {
+            pool.shutdown();
+        }
     }
 
     private void assertSummariesMatchTheRecords(String when) throws Exception {
