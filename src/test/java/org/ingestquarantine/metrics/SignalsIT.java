@@ -161,8 +161,10 @@ class SignalsIT {
                 pipeline.awaitOutcome(key, WAIT);
             }
             double total = GOOD_DOCUMENTS + FAILING_DOCUMENTS;
+            // the store's gauges are polled (metrics.store-poll-ms): wait for a poll that saw every outcome
             await().atMost(WAIT).until(() -> scrape(pipeline).has("coverage_ratio", Map.of("source", "mixed"))
-                    && scrape(pipeline).sum("quarantine_open_documents", Map.of("source", "mixed")) == FAILING_DOCUMENTS);
+                    && scrape(pipeline).sum("quarantine_open_documents", Map.of("source", "mixed")) == FAILING_DOCUMENTS
+                    && scrape(pipeline).sum("coverage_ratio", Map.of("source", "mixed")) == GOOD_DOCUMENTS / total);
             Scrape s = scrape(pipeline);
             Map<String, String> source = Map.of("source", "mixed");
             Map<String, String> pdf = Map.of("source", "mixed", "content_type", "application/pdf");
