@@ -285,7 +285,6 @@ public final class AppConfiguration implements CamelConfiguration {
         }
     }
 
-    /** @return the started parser; its start-up failure as thrown by the constructor */
     /**
      * Starts a slow start-up step on a thread of its own (the common pool has one thread on two cores), recording
      * its interval on the timeline under {@code step}.
@@ -310,6 +309,7 @@ public final class AppConfiguration implements CamelConfiguration {
         });
     }
 
+    /** @return what the background step started; its failure as the step threw it */
     private static <T> T join(CompletableFuture<T> start) throws Exception {
         try {
             return start.join();

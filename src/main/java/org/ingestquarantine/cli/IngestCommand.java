@@ -68,10 +68,6 @@ final class IngestCommand implements Callable<Integer> {
     long timeoutSeconds;
 
     /**
-     * @return why {@code name} cannot name a source (the message schema's rules, or the name reserved for
-     *     unreadable messages), or null if it can
-     */
-    /**
      * @return why the folder and the data folder may not be used together (the data folder, its database,
      *         queue and object files, inside the folder would be read as documents, and the folder inside the data
      *         folder is the product's own files), or null when they are apart
@@ -101,6 +97,10 @@ final class IngestCommand implements Callable<Integer> {
         }
     }
 
+    /**
+     * @return why {@code name} cannot name a source (the message schema's rules, or the name reserved for
+     *     unreadable messages), or null if it can
+     */
     private static String refusedSource(String name) {
         if (RecordKey.isReservedSource(name)) {
             return "'" + name + "' is reserved for messages that cannot be read";

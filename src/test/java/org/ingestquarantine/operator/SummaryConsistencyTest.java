@@ -113,8 +113,7 @@ class SummaryConsistencyTest extends PostgresTestBase {
 
     @Test
     void shouldStayConsistentUnderConcurrentWritersMovingRecordsBetweenCohorts() throws Exception {
-        QuarantineStore systemClock = new QuarantineStore(dataSource(), payloads,
-                s -> Optional.ofNullable(OWNERS.get(s)), Clock.systemUTC());
+        QuarantineStore systemClock = storeOnTheSystemClock();
         fourWriters(0, random -> {
             for (int i = 0; i < 150; i++) {
                 String docId = "doc-" + random.nextInt(20);
@@ -142,8 +141,7 @@ class SummaryConsistencyTest extends PostgresTestBase {
             + " in about 1 run of 8 at the commit 62a1e3d (CI's rerun hid it); this test, 8 documents under 4 writers,"
             + " hits it about 1 run of 3. README, known bugs.")
     void shouldStayConsistentUnderConcurrentFailuresAndIndexWritesThatCloseRecords() throws Exception {
-        QuarantineStore systemClock = new QuarantineStore(dataSource(), payloads,
-                s -> Optional.ofNullable(OWNERS.get(s)), Clock.systemUTC());
+        QuarantineStore systemClock = storeOnTheSystemClock();
         fourWriters(100, random -> {
             for (int i = 0; i < 150; i++) {
                 String docId = "doc-" + random.nextInt(8);
@@ -162,6 +160,11 @@ class SummaryConsistencyTest extends PostgresTestBase {
         assertSummariesMatchTheRecords("after concurrent failures and closing index writes");
         assertThat(count("SELECT count(*) FROM quarantine WHERE disposition = 'repaired_content_changed'"))
                 .as("index writes closed records").isPositive();
+    }
+
+    /** @return a store like the test's, on the system clock instead of the test's MutableClock */
+    private QuarantineStore storeOnTheSystemClock() {
+        return new QuarantineStore(dataSource(), payloads, s -> Optional.ofNullable(OWNERS.get(s)), Clock.systemUTC());
     }
 
     /** What one concurrent writer does, with its own seeded random. */
