@@ -4,7 +4,9 @@
 --  * idempotent per delivery: when (delivery_key, delivery_count) is already in the history (an ack was lost),
 --    nothing is written; two concurrent writes of one delivery cannot both land, the second fails on the
 --    unique index quarantine_attempt_delivery and rolls back whole, so its message is not acknowledged;
---  * one row per (source, doc_id): a repeat failure adds 1 to attempts, sets the latest error fields, keeps the
+--  * one row per (source, doc_id): a repeat failure adds 1 to attempts, sets the latest error fields, moves
+--    last_seen_at forward only (two deliveries racing may commit in the other order than their clocks read; the
+--    summary's last_seen_max can only grow with a record that stays in its group), keeps the
 --    last known payload and versions when this attempt has none, re-opens a record closed as repaired, deleted
 --    at source or erased, and leaves an unindexable record closed. An erased record's document published again
 --    by its producer is a new arrival (the erasure removed what was held then): the record re-opens with this
@@ -62,7 +64,7 @@ WITH seen AS (
         error_fingerprint = EXCLUDED.error_fingerprint,
         stack_trace_uri   = EXCLUDED.stack_trace_uri,
         attempts          = quarantine.attempts + 1,
-        last_seen_at      = EXCLUDED.last_seen_at,
+        last_seen_at      = GREATEST(quarantine.last_seen_at, EXCLUDED.last_seen_at),
         disposition       = CASE WHEN quarantine.disposition IN
                                      ('repaired_parser_fixed', 'repaired_content_changed', 'deleted_at_source', 'erased')
                                  THEN 'open' ELSE quarantine.disposition END,

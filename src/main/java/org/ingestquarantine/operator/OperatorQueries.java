@@ -78,13 +78,19 @@ final class OperatorQueries {
     List<CohortRow> cohorts(String source, String errorClass, String runningParser) {
         // the example is the oldest open record of the cohort's oldest group, one probe of index quarantine_group
         String sql = """
-                WITH c AS (
+                WITH g AS (
+                    -- a group's stripes (V18) first: the ordered aggregates below then sort groups, not stripes
+                    SELECT source, parser_version, error_class, error_fingerprint, owner, sum(documents) AS documents,
+                           sum(attempts) AS attempts, min(first_seen_min) AS first_seen_min,
+                           max(last_seen_max) AS last_seen_max
+                    FROM quarantine_summary WHERE disposition = 'open' %s
+                    GROUP BY source, parser_version, error_class, error_fingerprint, owner
+                ), c AS (
                     SELECT parser_version, error_class, error_fingerprint, sum(documents) AS documents,
                            sum(attempts) AS attempts, min(first_seen_min) AS since, max(last_seen_max) AS last_seen,
                            (array_agg(source ORDER BY first_seen_min))[1] AS example_source,
                            (array_agg(owner ORDER BY first_seen_min))[1] AS example_owner
-                    FROM quarantine_summary WHERE disposition = 'open' %s
-                    GROUP BY parser_version, error_class, error_fingerprint
+                    FROM g GROUP BY parser_version, error_class, error_fingerprint
                 )
                 SELECT NULLIF(c.parser_version, '') AS parser_version, c.error_class,
                        NULLIF(c.error_fingerprint, '') AS error_fingerprint, c.documents, c.attempts, c.since,
@@ -166,9 +172,16 @@ final class OperatorQueries {
     /** @return open records first seen before the cut-off by (owner, source, class, fingerprint) */
     List<Object[]> overdue(Instant firstSeenBefore) {
         // Groups wholly past the cut-off count whole; a group straddling it counts its records on the smaller
-        // side of the cut-off (judged from its first and last first_seen_at) in index quarantine_group.
+        // side of the cut-off (judged from its first and last first_seen_at) in index quarantine_group. A group's
+        // stripes (V18) are summed first.
         String sql = """
-                WITH g AS (
+                WITH s AS (
+                    SELECT owner, source, parser_version, error_class, error_fingerprint,
+                           sum(documents) AS documents, min(first_seen_min) AS first_seen_min,
+                           max(first_seen_max) AS first_seen_max
+                    FROM quarantine_summary WHERE disposition = 'open'
+                    GROUP BY owner, source, parser_version, error_class, error_fingerprint
+                ), g AS (
                     SELECT s.owner, s.source, s.error_class, s.error_fingerprint, s.first_seen_min,
                            CASE WHEN s.first_seen_max < CAST(? AS timestamptz) THEN s.documents
                                 WHEN CAST(? AS timestamptz) - s.first_seen_min > s.first_seen_max - CAST(? AS timestamptz)
@@ -176,8 +189,7 @@ final class OperatorQueries {
                                                     AND q.first_seen_at >= CAST(? AS timestamptz))
                                 ELSE (SELECT count(*) FROM quarantine q WHERE %1$s
                                       AND q.first_seen_at < CAST(? AS timestamptz)) END AS documents
-                    FROM quarantine_summary s
-                    WHERE s.disposition = 'open' AND s.first_seen_min < CAST(? AS timestamptz)
+                    FROM s WHERE s.first_seen_min < CAST(? AS timestamptz)
                 )
                 SELECT NULLIF(owner, '') AS owner, source, error_class, NULLIF(error_fingerprint, '') AS error_fingerprint,
                        sum(documents) AS documents, min(first_seen_min) AS oldest

@@ -27,14 +27,14 @@ public final class SummaryChecks {
      */
     public static void assertSummariesMatchTheRecords(DataSource db, String when) throws SQLException {
         assertThat(rows(db, """
-                SELECT source, parser_version, error_class, error_fingerprint, disposition, owner, documents, attempts,
-                       first_seen_min, first_seen_max, last_seen_max, stale
-                FROM quarantine_summary ORDER BY 1, 2, 3, 4, 5, 6
-                """)).as("quarantine_summary " + when).isEqualTo(rows(db, """
+                SELECT source, parser_version, error_class, error_fingerprint, disposition, owner, stripe, documents,
+                       attempts, first_seen_min::text, first_seen_max::text, last_seen_max::text, stale
+                FROM quarantine_summary ORDER BY 1, 2, 3, 4, 5, 6, 7
+                """)).as("quarantine_summary, stripe by stripe, " + when).isEqualTo(rows(db, """
                 SELECT source, COALESCE(parser_version, ''), error_class, COALESCE(error_fingerprint, ''), disposition,
-                       COALESCE(owner, ''), count(*), sum(attempts), min(first_seen_at), max(first_seen_at),
-                       max(last_seen_at), false
-                FROM quarantine GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6
+                       COALESCE(owner, ''), quarantine_summary_stripe(source, doc_id), count(*), sum(attempts),
+                       min(first_seen_at)::text, max(first_seen_at)::text, max(last_seen_at)::text, false
+                FROM quarantine GROUP BY 1, 2, 3, 4, 5, 6, 7 ORDER BY 1, 2, 3, 4, 5, 6, 7
                 """));
         assertThat(rows(db, """
                 SELECT source, indexed, open_indexed, unindexable_indexed FROM source_summary
