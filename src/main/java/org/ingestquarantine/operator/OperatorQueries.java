@@ -79,7 +79,7 @@ final class OperatorQueries {
         // the example is the oldest open record of the cohort's oldest group, one probe of index quarantine_group
         String sql = """
                 WITH g AS (
-                    -- a group's stripes (V18) first: the ordered aggregates below then sort groups, not stripes
+                    -- a group's stripes (V17) first: the ordered aggregates below then sort groups, not stripes
                     SELECT source, parser_version, error_class, error_fingerprint, owner, sum(documents) AS documents,
                            sum(attempts) AS attempts, min(first_seen_min) AS first_seen_min,
                            max(last_seen_max) AS last_seen_max
@@ -173,7 +173,7 @@ final class OperatorQueries {
     List<Object[]> overdue(Instant firstSeenBefore) {
         // Groups wholly past the cut-off count whole; a group straddling it counts its records on the smaller
         // side of the cut-off (judged from its first and last first_seen_at) in index quarantine_group. A group's
-        // stripes (V18) are summed first.
+        // stripes (V17) are summed first.
         String sql = """
                 WITH s AS (
                     SELECT owner, source, parser_version, error_class, error_fingerprint,

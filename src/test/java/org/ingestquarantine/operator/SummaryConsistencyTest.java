@@ -115,6 +115,19 @@ class SummaryConsistencyTest extends PostgresTestBase {
     }
 
     @Test
+    void shouldKeepLastSeenWhenAnEarlierDeliveryCommitsAfterALaterOne() throws Exception {
+        // two deliveries of one document racing: the one whose clock read later commits first
+        clock.advance(Duration.ofMinutes(10));
+        fail("contracts", "doc-1", "fp-a", "p1", false);
+        clock.advance(Duration.ofMinutes(-5));
+        fail("contracts", "doc-1", "fp-a", "p1", false);
+
+        assertThat(store.find("contracts", "doc-1").orElseThrow().lastSeenAt())
+                .as("last seen moves forward only").isEqualTo(T0.plus(Duration.ofMinutes(10)));
+        assertSummariesMatchTheRecords("after an earlier delivery committed last");
+    }
+
+    @Test
     void shouldStayConsistentUnderConcurrentWritersMovingRecordsBetweenCohorts() throws Exception {
         QuarantineStore systemClock = storeOnTheSystemClock();
         fourWriters(0, random -> {
