@@ -345,13 +345,15 @@ class DocumentIndexTest extends PostgresTestBase {
         ExecutorService other = Executors.newSingleThreadExecutor();
         try (Connection c = dataSource().getConnection()) {
             c.setAutoCommit(false);
-            // a closing write (the drain's order: write, then close, one transaction) has written the document
+            // a closing write (the drain's order: write, then RepairClose, one transaction) has written the document
             assertThat(index.write(c, doc("lk", "v2", T1, "p1", 1))).isEqualTo(IndexOutcome.INDEXED);
             // meanwhile another delivery of the document fails and writes its record
             Future<QuarantineRecord> failing = other.submit(() -> store.record(failure("lk", "v1", null, "p1")));
             Thread.sleep(300);
             assertThat(failing).as("the failure waits for the record's lock, taken by the write").isNotDone();
-            store.close(c, "folder", "lk", Disposition.REPAIRED_CONTENT_CHANGED, null, null);
+            assertThat(RepairClose.close(c, doc("lk", "v2", T1, "p1", 1),
+                    Instant.now().truncatedTo(java.time.temporal.ChronoUnit.MICROS)).orElseThrow().disposition())
+                    .isEqualTo("repaired_content_changed");
             c.commit();
             assertThat(failing.get(10, TimeUnit.SECONDS).disposition())
                     .as("the failure, after the close, re-opens the record").isEqualTo(Disposition.OPEN);
