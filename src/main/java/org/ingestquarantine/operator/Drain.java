@@ -70,9 +70,8 @@ import org.ingestquarantine.quarantine.QuarantineStore;
  * sha256 is known and differs from what the source serves now, else {@code repaired_parser_fixed} (a record without
  * a source version, its failure having come before the fetch, is no evidence that the bytes changed), with reason
  * code {@value RepairClose#NO_CHANGE_SEEN} when the parser version is the record's too. A failure records a new
- * attempt (its fingerprint may be new) and the record
- * stays open. Every HEAD and GET first takes a token from the run's own bucket ({@code --rate}) and from the
- * origin's shared bucket, if any. Rows are never deleted.
+ * attempt (its fingerprint may be new) and the record stays open. Every HEAD and GET first takes a token from the
+ * run's own bucket ({@code --rate}) and from the origin's shared bucket, if any. Rows are never deleted.
  *
  * <p>A record this process may not ask its source about, because of ITS configuration (the source is not
  * configured here: {@code unknown_source}; the folder an ingest recorded as its root is gone:
