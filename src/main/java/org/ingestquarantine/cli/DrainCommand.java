@@ -17,8 +17,9 @@ import picocli.CommandLine.Option;
 @Command(name = "drain", mixinStandardHelpOptions = true,
         description = {"Replays a cohort from its SOURCE (never the stored payload): the oldest N open records with the"
                 + " fingerprint, fixed when the run starts and recorded in drain_runs. HEAD 404/410 closes a record as"
-                + " deleted_at_source; a document that now indexes closes as repaired_content_changed (the source's"
-                + " version changed) or repaired_parser_fixed; a failure records a new attempt and stays open.",
+                + " deleted_at_source; a document that now indexes closes as repaired_content_changed (the source version"
+                + " or payload sha256 the record holds changed) or repaired_parser_fixed (also when the record holds"
+                + " none); a failure records a new attempt and stays open.",
                 "At most R source requests (HEAD and GET) per second. Counts per outcome sum to the selection; a canary"
                         + " (N smaller than the cohort) also forecasts the whole cohort. Ctrl-C stops after the"
                         + " document in hand: every record is closed with its outcome or open as before."},

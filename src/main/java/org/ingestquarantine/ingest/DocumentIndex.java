@@ -29,8 +29,9 @@ import org.ingestquarantine.failure.DownstreamContractException;
  * its lock, and otherwise replaces the chunks; the row becomes {@link DocumentState#SEARCHABLE} in the same
  * statement that writes every chunk, so a reader never sees a searchable document with missing chunks.
  * A document that has an OPEN quarantine record (an earlier delivery failed) is written in one transaction of
- * three statements and a commit instead, which also closes that record (repaired: the document is indexed now),
- * so no indexed document keeps an open record; a document without one costs the single statement.
+ * three statements and a commit instead, which also closes that record (repaired: the document is indexed now;
+ * {@code repaired_content_changed} or {@code repaired_parser_fixed} by {@link RepairClose}'s rule, the drain's
+ * too), so no indexed document keeps an open record; a document without one costs the single statement.
  * Thread-safe.
  */
 public final class DocumentIndex {
@@ -54,7 +55,7 @@ public final class DocumentIndex {
      * its attempt, instead of slipping in before the close and being closed with it. Guard (the
      * boolean parameter, set by {@link #index(IndexedDocument, Long)}'s first try): if there is such a record,
      * nothing is written and nothing is closed, the verdict is {@code open_record}, and the write runs again
-     * unguarded in a transaction that closes the record too ({@link #CLOSE_RECORD}). Stale and unchanged keep
+     * unguarded in a transaction that closes the record too ({@link RepairClose}). Stale and unchanged keep
      * their verdicts (nothing would be written: the record stays open).
      *
      * <p>Concurrent writers of one document: the statement reads the row with its snapshot ({@code snap}) and
@@ -123,41 +124,9 @@ public final class DocumentIndex {
 
     /**
      * Reason code of a quarantine record that a later delivery indexed although neither its source version, its
-     * bytes nor its parser version differ from the record's (written by {@link #CLOSE_RECORD}).
+     * bytes nor its parser version differ from the record's ({@link RepairClose#NO_CHANGE_SEEN}).
      */
-    public static final String NO_CHANGE_SEEN = "no_change_seen";
-
-    /**
-     * Closes the document's open quarantine record once a later delivery indexed it, in the index write's
-     * transaction, with the drain's rule (operator.Drain): {@code repaired_content_changed} when the record's
-     * source version (etag; content sha256 for folders) or payload sha256 is known and differs from the indexed
-     * document's, else {@code repaired_parser_fixed}. When the parser version is the record's too, nothing the
-     * record holds differs (a transient cause went away, or the record was written by a failure unrelated to the
-     * bytes and the code): the record is still closed as {@code repaired_parser_fixed}, the disposition of "not
-     * the bytes", with reason code {@value #NO_CHANGE_SEEN} saying that the parser did not change either; the
-     * failure's own reason stays in the attempt history. A value the record does not hold (a failure before the
-     * fetch) is not a difference. Parameters: source version, content sha256, parser version, source, doc_id,
-     * closed_at. Returns the record's dlq_id, disposition and reason code; no row when no record was open.
-     */
-    private static final String CLOSE_RECORD = """
-            WITH r AS (
-                SELECT dlq_id,
-                    (source_version IS NOT NULL AND source_version <> CAST(? AS text))
-                        OR (payload_sha256 IS NOT NULL AND CAST(payload_sha256 AS text)
-                            <> COALESCE(CAST(? AS text), CAST(payload_sha256 AS text))) AS content_changed,
-                    parser_version IS DISTINCT FROM CAST(? AS text) AS parser_changed
-                FROM quarantine WHERE source = ? AND doc_id = ? AND disposition = 'open'
-                FOR UPDATE
-            )
-            UPDATE quarantine q SET
-                disposition = CASE WHEN r.content_changed THEN 'repaired_content_changed'
-                                   ELSE 'repaired_parser_fixed' END,
-                reason_code = CASE WHEN r.content_changed OR r.parser_changed THEN q.reason_code
-                                   ELSE 'no_change_seen' END,
-                closed_at = ?
-            FROM r WHERE q.dlq_id = r.dlq_id
-            RETURNING q.dlq_id, q.disposition, q.reason_code
-            """;
+    public static final String NO_CHANGE_SEEN = RepairClose.NO_CHANGE_SEEN;
 
     /** How often the write runs again when a concurrent writer of the same document committed under it. */
     private static final int MAX_RACES = 5;
@@ -207,7 +176,7 @@ public final class DocumentIndex {
      * attempt journal in the same statement (one round trip, one commit): {@code indexed} if the document was
      * written, {@code skipped} if it was stale or unchanged. If the document has an open quarantine record, the
      * write, the attempt's close and, when the document was written, the record's close
-     * ({@code repaired_content_changed} or {@code repaired_parser_fixed}, see {@link #CLOSE_RECORD}) commit in
+     * ({@code repaired_content_changed} or {@code repaired_parser_fixed}, see {@link RepairClose}) commit in
      * one transaction instead (three round trips more than the single statement, which found the record and
      * wrote nothing: the write again, the record's close, the commit; see {@link #index(IndexedDocument, Long,
      * boolean)} to save the first).
@@ -255,7 +224,7 @@ public final class DocumentIndex {
 
     /**
      * The document has an open quarantine record (the single statement found it and wrote nothing): the write,
-     * the attempt's close and the record's close ({@link #CLOSE_RECORD}) in ONE transaction, as separate
+     * the attempt's close and the record's close ({@link RepairClose}) in ONE transaction, as separate
      * statements. Not in the index statement itself: the summary triggers of {@code documents} and
      * {@code quarantine} (V6) would each see the other's final state at the end of that one statement, and the
      * document would leave {@code source_summary.open_indexed} counted -1.
@@ -283,28 +252,18 @@ public final class DocumentIndex {
     }
 
     private void closeRecord(Connection c, IndexedDocument d) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement(CLOSE_RECORD)) {
-            int i = 1;
-            s.setString(i++, d.sourceVersion());
-            s.setString(i++, d.contentSha256());
-            s.setString(i++, d.parserVersion());
-            s.setString(i++, d.source());
-            s.setString(i++, d.docId());
-            SqlTime.set(s, i, Instant.now().truncatedTo(ChronoUnit.MICROS));
-            try (ResultSet rs = s.executeQuery()) {
-                if (rs.next()) {
-                    LOG.info("quarantine record {} closed as {}{}: a later delivery of its document was indexed",
-                            rs.getString(1), rs.getString(2), rs.getString(3) == null ? "" : " (" + rs.getString(3) + ")");
-                }
-            }
-        }
+        RepairClose.close(c, d, Instant.now().truncatedTo(ChronoUnit.MICROS)).ifPresent(closed ->
+                LOG.info("quarantine record {} closed as {}{}: a later delivery of its document was indexed",
+                        closed.dlqId(), closed.disposition(),
+                        closed.reasonCode() == null ? "" : " (" + closed.reasonCode() + ")"));
     }
 
     /**
      * {@link #index(IndexedDocument)}'s write on a connection whose transaction the caller owns (and commits
      * or rolls back), so that another write can share it: the drain closes the document's quarantine record in
-     * the same transaction. Closes no journal attempt and no quarantine record, and writes whether or not the
-     * document has an open record (the caller closes it). Call {@link #validate(IndexedDocument)} first.
+     * the same transaction ({@link RepairClose#close}, the rule of this index's own close). Closes no journal
+     * attempt and no quarantine record, and writes whether or not the document has an open record (the caller
+     * closes it). Call {@link #validate(IndexedDocument)} first.
      *
      * @param c a connection with auto-commit off
      * @param d the document, validated

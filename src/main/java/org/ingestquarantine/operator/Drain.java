@@ -43,6 +43,7 @@ import org.ingestquarantine.ingest.FetchedDocument;
 import org.ingestquarantine.ingest.IndexedChunk;
 import org.ingestquarantine.ingest.IndexWriteException;
 import org.ingestquarantine.ingest.IndexedDocument;
+import org.ingestquarantine.ingest.RepairClose;
 import org.ingestquarantine.ingest.SourceAccess;
 import org.ingestquarantine.ingest.SourceConnector;
 import org.ingestquarantine.ingest.SourceRequestThrottle;
@@ -63,11 +64,14 @@ import org.ingestquarantine.quarantine.QuarantineStore;
  * <p>The selection is fixed when the run starts (rows of {@code drain_run_items}, written with the
  * {@code drain_runs} row in one transaction), so records joining the cohort later are not swept in. For each
  * selected record, oldest first: HEAD (404/410 → closed {@code deleted_at_source}), GET into a work file,
- * parse in the sandbox, chunk, embed, index behind the index's version guard; success closes the record as
- * {@code repaired_content_changed} when the source's version differs from the record's, else
- * {@code repaired_parser_fixed}. A failure records a new attempt (its fingerprint may be new) and the record
- * stays open. Every HEAD and GET first takes a token from the run's own bucket ({@code --rate}) and from the
- * origin's shared bucket, if any. Rows are never deleted.
+ * parse in the sandbox, chunk, embed, index behind the index's version guard; success closes the record in the
+ * index write's transaction by the same rule as a later delivery's index write ({@link RepairClose}):
+ * {@code repaired_content_changed} when the record's source version (etag; content sha256 for folders) or payload
+ * sha256 is known and differs from what the source serves now, else {@code repaired_parser_fixed} (a record without
+ * a source version, its failure having come before the fetch, is no evidence that the bytes changed), with reason
+ * code {@value RepairClose#NO_CHANGE_SEEN} when the parser version is the record's too. A failure records a new
+ * attempt (its fingerprint may be new) and the record stays open. Every HEAD and GET first takes a token from the
+ * run's own bucket ({@code --rate}) and from the origin's shared bucket, if any. Rows are never deleted.
  *
  * <p>A record this process may not ask its source about, because of ITS configuration (the source is not
  * configured here: {@code unknown_source}; the folder an ingest recorded as its root is gone:
@@ -302,10 +306,7 @@ public final class Drain {
             IndexedDocument document = new IndexedDocument(record.source(), record.docId(), fetched.sourceVersion(),
                     fetched.sourceUpdatedAt(), fetched.sha256(), versions.parser(), versions.chunker(),
                     versions.embedder(), parsed.pageCount(), rows);
-            Disposition repaired = Objects.equals(fetched.sourceVersion(), record.sourceVersion())
-                    ? Disposition.REPAIRED_PARSER_FIXED : Disposition.REPAIRED_CONTENT_CHANGED;
-            indexAndClose(document, record, repaired);
-            return repaired.code();
+            return indexAndClose(document, record);
         } catch (InterruptedException e) {
             throw e;
         } catch (Exception e) {
@@ -328,13 +329,20 @@ public final class Drain {
     /**
      * The index write (behind its version guard) and the record's closing in ONE transaction: an interrupted or
      * failing drain never leaves an indexed document with an open record, nor a closed record without its index row.
+     * The record is closed by {@link RepairClose}, the rule the live index write closes records by: a version or
+     * payload sha256 the record does not hold is no evidence that the bytes changed.
+     *
+     * @return the record's disposition code now ({@code repaired_content_changed} or {@code repaired_parser_fixed}),
+     *     or {@code already_closed} when it was no longer open (closed by someone else since it was read; the
+     *     document is indexed all the same)
      */
-    private void indexAndClose(IndexedDocument document, QuarantineRecord record, Disposition repaired) {
+    private String indexAndClose(IndexedDocument document, QuarantineRecord record) {
         index.validate(document);
         try {
-            new Jdbc(dataSource).inTransaction(c -> {
+            return new Jdbc(dataSource).inTransaction(c -> {
                 index.write(c, document);
-                return store.close(c, record.source(), record.docId(), repaired, null, record.owner());
+                return RepairClose.close(c, document, now()).map(RepairClose.Closed::disposition)
+                        .orElse("already_closed");
             });
         } catch (SQLException e) {
             throw new IndexWriteException("document " + LogSafe.identity(record.source()) + "/"

@@ -315,8 +315,8 @@ public final class QuarantineStore {
 
     /**
      * {@link #close(String, String, Disposition, String, String)} on a connection whose transaction the caller
-     * owns (commits or rolls back), so that another write can share it: the drain indexes the document in the
-     * same transaction.
+     * owns (commits or rolls back), so that another write can share it. (A record repaired by an index write, the
+     * drain's or a later delivery's, is closed by {@code ingest.RepairClose} in that write's transaction instead.)
      *
      * @param c a connection with auto-commit off
      * @return the record as it will be once the caller commits

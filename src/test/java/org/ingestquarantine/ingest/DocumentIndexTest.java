@@ -259,6 +259,27 @@ class DocumentIndexTest extends PostgresTestBase {
         assertThat(query("SELECT count(*) FROM quarantine_summary WHERE disposition = 'open'")).isZero();
     }
 
+    /**
+     * A record whose failure came before the fetch holds no source version and no payload: nothing it holds says
+     * the bytes changed, so the close is {@code repaired_parser_fixed} (the drain closes such a record the same
+     * way, DrainTest), with {@value RepairClose#NO_CHANGE_SEEN} when the parser is the record's too.
+     */
+    @Test
+    void shouldCloseARecordWithoutASourceVersionAsParserFixed() throws Exception {
+        QuarantineStore store = store();
+        store.record(failure("before-fetch-p0", null, null, "p0"));
+        store.record(failure("before-fetch-p1", null, null, "p1"));
+        assertThat(store.find("folder", "before-fetch-p0").orElseThrow().sourceVersion()).isNull();
+        assertThat(store.find("folder", "before-fetch-p0").orElseThrow().payloadSha256()).isNull();
+
+        assertThat(index.index(docWithSha("before-fetch-p0", "v1", sha256(new byte[] {1})))).isEqualTo(IndexOutcome.INDEXED);
+        assertThat(index.index(docWithSha("before-fetch-p1", "v1", sha256(new byte[] {2})))).isEqualTo(IndexOutcome.INDEXED);
+
+        assertClosed(store, "before-fetch-p0", Disposition.REPAIRED_PARSER_FIXED, "no_text_layer");
+        assertClosed(store, "before-fetch-p1", Disposition.REPAIRED_PARSER_FIXED, DocumentIndex.NO_CHANGE_SEEN);
+        SummaryChecks.assertSummariesMatchTheRecords(dataSource(), "after closing records without a version");
+    }
+
     @Test
     void shouldLeaveTheRecordOpenWhenTheWriteIsStaleUnchangedOrFails() throws Exception {
         QuarantineStore store = store();
@@ -324,13 +345,15 @@ class DocumentIndexTest extends PostgresTestBase {
         ExecutorService other = Executors.newSingleThreadExecutor();
         try (Connection c = dataSource().getConnection()) {
             c.setAutoCommit(false);
-            // a closing write (the drain's order: write, then close, one transaction) has written the document
+            // a closing write (the drain's order: write, then RepairClose, one transaction) has written the document
             assertThat(index.write(c, doc("lk", "v2", T1, "p1", 1))).isEqualTo(IndexOutcome.INDEXED);
             // meanwhile another delivery of the document fails and writes its record
             Future<QuarantineRecord> failing = other.submit(() -> store.record(failure("lk", "v1", null, "p1")));
             Thread.sleep(300);
             assertThat(failing).as("the failure waits for the record's lock, taken by the write").isNotDone();
-            store.close(c, "folder", "lk", Disposition.REPAIRED_CONTENT_CHANGED, null, null);
+            assertThat(RepairClose.close(c, doc("lk", "v2", T1, "p1", 1),
+                    Instant.now().truncatedTo(java.time.temporal.ChronoUnit.MICROS)).orElseThrow().disposition())
+                    .isEqualTo("repaired_content_changed");
             c.commit();
             assertThat(failing.get(10, TimeUnit.SECONDS).disposition())
                     .as("the failure, after the close, re-opens the record").isEqualTo(Disposition.OPEN);

@@ -198,6 +198,47 @@ class DrainTest extends PostgresTestBase {
                 .isEqualTo(Disposition.REPAIRED_CONTENT_CHANGED);
     }
 
+    /**
+     * The drain closes a record by the index close's rule ({@code ingest.RepairClose}): a version the record does
+     * not hold (its failure came before the fetch) is no evidence that the bytes changed, so it closes as
+     * {@code repaired_parser_fixed}, as a later delivery's index write would; with the parser the record's too,
+     * reason code {@code no_change_seen}. A payload sha256 the record holds is compared as well: the same etag over
+     * other bytes is a content change.
+     */
+    @Test
+    void shouldCloseARecordWithoutASourceVersionAsParserFixedAsTheIndexCloseDoes() throws Exception {
+        String cohort = "fp-before-fetch";
+        store.record(beforeFetch("unknown.pdf", cohort, OLD_PARSER));
+        served.put("unknown.pdf", new Served(200, "\"u1\"", TextPdf.of("fetched for the first time")));
+        store.record(beforeFetch("unknown-same-parser.pdf", cohort, ParserVersion.CURRENT));
+        served.put("unknown-same-parser.pdf", new Served(200, "\"s1\"", TextPdf.of("a transient cause went away")));
+        Path kept = Files.write(temp.resolve("kept.bin"), "the bytes that failed".getBytes(StandardCharsets.US_ASCII));
+        store.record(FailureEvidence.builder("web", "same-etag.pdf").errorClass(ErrorClass.AMBIGUOUS_PARSE)
+                .reasonCode("parse_error").errorFingerprint(cohort).parserVersion(OLD_PARSER).sourceVersion("\"e1\"")
+                .payload(kept).stage("parse").build());
+        served.put("same-etag.pdf", new Served(200, "\"e1\"", TextPdf.of("other bytes under the same etag")));
+        assertThat(store.find("web", "unknown.pdf").orElseThrow().sourceVersion()).isNull();
+
+        DrainReport report = drain(SourceRequestThrottle.unlimited())
+                .run(new Drain.Request(cohort, null, null, 10, 50, "test"), (done, of) -> { });
+
+        assertThat(report.outcomes()).containsExactlyInAnyOrderEntriesOf(Map.of(
+                "repaired_parser_fixed", 2L, "repaired_content_changed", 1L));
+        QuarantineRecord unknown = store.find("web", "unknown.pdf").orElseThrow();
+        assertThat(unknown.disposition()).as("no version known: not evidence that the bytes changed")
+                .isEqualTo(Disposition.REPAIRED_PARSER_FIXED);
+        assertThat(unknown.reasonCode()).as("the parser changed: the failure's reason stays").isEqualTo("fetch_refused");
+        assertThat(unknown.closedAt()).isNotNull();
+        QuarantineRecord same = store.find("web", "unknown-same-parser.pdf").orElseThrow();
+        assertThat(same.disposition()).isEqualTo(Disposition.REPAIRED_PARSER_FIXED);
+        assertThat(same.reasonCode()).isEqualTo(DocumentIndex.NO_CHANGE_SEEN);
+        assertThat(disposition("same-etag.pdf")).as("same etag, other bytes than the stored payload's")
+                .isEqualTo(Disposition.REPAIRED_CONTENT_CHANGED);
+        assertThat(query("SELECT string_agg(doc_id, ',' ORDER BY doc_id) FROM documents WHERE state = 'searchable'"))
+                .isEqualTo("same-etag.pdf,unknown-same-parser.pdf,unknown.pdf");
+        assertThat(query("SELECT count(*) FROM quarantine_attempt")).as("a close appends no attempt").isEqualTo("3");
+    }
+
     @Test
     void shouldFixTheSelectionAtTheStartAndForecastFromACanary() throws Exception {
         for (int i = 0; i < 6; i++) {
@@ -525,6 +566,12 @@ class DrainTest extends PostgresTestBase {
     private void fail(String source, String docId, String sourceVersion, String fingerprint) {
         store.record(FailureEvidence.builder(source, docId).errorClass(ErrorClass.AMBIGUOUS_PARSE)
                 .errorFingerprint(fingerprint).parserVersion(OLD_PARSER).sourceVersion(sourceVersion).build());
+    }
+
+    /** A failure before the fetch: no source version, no payload, as a refused HEAD leaves it. */
+    private static FailureEvidence beforeFetch(String docId, String fingerprint, String parser) {
+        return FailureEvidence.builder("web", docId).errorClass(ErrorClass.PERMANENT_INPUT).reasonCode("fetch_refused")
+                .errorFingerprint(fingerprint).parserVersion(parser).stage("preflight").build();
     }
 
     private Disposition disposition(String docId) {
