@@ -38,7 +38,7 @@ abstract class OperatorCommand implements Callable<Integer> {
     public final Integer call() {
         String name = spec.name();
         PrintWriter err = spec.commandLine().getErr();
-        if (!common.check(name, err)) {
+        if (!common.checkProfile(name, err)) {
             return 2;
         }
         try {
@@ -47,6 +47,13 @@ abstract class OperatorCommand implements Callable<Integer> {
             // a bad argument, as picocli's own refusals: the same hint to --help, on the same line
             err.println(name + ": " + e.getMessage() + "; try '" + spec.qualifiedName() + " --help' for usage");
             return 2;
+        }
+        if (common.dataDirIsAFile()) {
+            // a data folder that cannot be used (exit 1), whatever the database: the payloads are kept in it too
+            err.println(name + ": no data folder " + common.dataDir.toAbsolutePath() + " (it is a file, not a folder; "
+                    + (createsDataDir() ? "pass a folder, or a path where nothing is yet)"
+                            : "pass the --data-dir of an ingest, run or seed-demo)"));
+            return 1;
         }
         if (!createsDataDir() && "embedded".equals(ProfileProperties.load(common.profile, Map.of()).required("db.mode"))) {
             if (!java.nio.file.Files.isDirectory(common.dataDir)) {

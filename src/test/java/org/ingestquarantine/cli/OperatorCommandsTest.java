@@ -293,6 +293,38 @@ class OperatorCommandsTest extends PostgresTestBase {
         assertThat(rows()).isEqualTo(before);
     }
 
+    /**
+     * A --data-dir that is a regular file is a data folder that cannot be used: exit 1 with one line, as a folder
+     * holding no database is, on the embedded database and on an external one (the payloads are kept there too),
+     * and the file is left as it was.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"stats", "cohorts", "coverage", "show contracts/2026/11/lease.pdf", "overdue",
+            "reproduce contracts/2026/11/lease.pdf", "drain --fingerprint fp-not-pdf --limit 1 --rate 1",
+            "dispose --fingerprint fp-not-pdf --unindexable --reason x --owner team", "expire-payloads",
+            "erase --source invoices --doc-id inv-0", "prune-journal", "serve --port 0", "seed-demo"})
+    void shouldRefuseADataDirThatIsAFileWithExitOne(String commandLine) throws Exception {
+        Path file = Files.writeString(data.resolve("not-a-folder.txt"), "a file");
+        long before = rows();
+        String command = commandLine.split(" ")[0];
+        List<String> args = new ArrayList<>(List.of(commandLine.split(" ")));
+        args.addAll(List.of("--data-dir", file.toString()));
+
+        Result external = run(args.toArray(String[]::new));
+        System.clearProperty("db.mode");
+        System.clearProperty("db.url");
+        Result embedded = run(args.toArray(String[]::new));
+
+        for (Result r : new Result[] {external, embedded}) {
+            assertThat(r.code).as(r.err).isEqualTo(1);
+            assertThat(r.err.strip()).startsWith(command + ": no data folder " + file.toAbsolutePath()
+                    + " (it is a file, not a folder; pass ").doesNotContain("\n").doesNotContain("Exception");
+            assertThat(r.out).isEmpty();
+        }
+        assertThat(Files.readString(file)).isEqualTo("a file");
+        assertThat(rows()).isEqualTo(before);
+    }
+
     @Test
     void shouldNotServeTheApiWithoutAToken() {
         Result r = run("serve", "--port", "0", "--data-dir", data.toString());
