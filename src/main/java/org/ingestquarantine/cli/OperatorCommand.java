@@ -125,6 +125,11 @@ abstract class OperatorCommand implements Callable<Integer> {
         return instant == null ? "-" : instant.truncatedTo(ChronoUnit.SECONDS).toString();
     }
 
+    /** @return an age argument as {@link #age} writes it, with a minus sign when negative ({@code -1d 0h}) */
+    static String signedAge(Duration d) {
+        return d.isNegative() ? "-" + age(d.negated()) : age(d);
+    }
+
     /** @return an age as {@code 3d 4h}, {@code 5h 2m} or {@code 40s}, or {@code -} */
     static String age(Duration d) {
         if (d == null) {
