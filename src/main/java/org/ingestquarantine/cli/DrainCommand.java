@@ -104,7 +104,8 @@ final class DrainCommand extends OperatorCommand {
         }
     }
 
-    private String text(DrainReport r) {
+    /** @return the run's report as text: counts per outcome, why records were not attempted, a canary's forecast */
+    String text(DrainReport r) {
         StringBuilder b = new StringBuilder();
         b.append(String.format(Locale.ROOT, "drain run %s: %d of %d open records selected, %d source requests in %.1f s%s%n",
                 r.runId(), r.selected(), r.cohortDocuments(), r.sourceRequests(), r.elapsed().toMillis() / 1000.0,

@@ -15,8 +15,19 @@ import picocli.CommandLine.Option;
 final class ExpirePayloadsCommand extends OperatorCommand {
 
     @Option(names = "--older-than", paramLabel = "AGE", converter = AgeConverter.class,
-            description = "Age of last_seen_at, e.g. 90d (default: operator.retention-age-days).")
+            description = "Age of last_seen_at, more than 0, e.g. 90d (default: operator.retention-age-days);"
+                    + " 0 is refused: it would expire every payload, even those of records seen a moment ago.")
     Duration olderThan;
+
+    /** Refuses an age of 0 or less before the database starts: it would expire every payload. */
+    @Override
+    void validate() {
+        if (olderThan != null && (olderThan.isZero() || olderThan.isNegative())) {
+            throw new org.ingestquarantine.operator.BadOperatorInputException("--older-than must be more than 0, was "
+                    + signedAge(olderThan) + ": " + signedAge(olderThan) + " would expire every payload, even those of"
+                    + " records seen a moment ago");
+        }
+    }
 
     @Override
     int execute(OperatorRuntime runtime, PrintWriter out) throws Exception {

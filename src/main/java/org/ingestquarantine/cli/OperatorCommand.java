@@ -38,7 +38,7 @@ abstract class OperatorCommand implements Callable<Integer> {
     public final Integer call() {
         String name = spec.name();
         PrintWriter err = spec.commandLine().getErr();
-        if (!common.check(name, err)) {
+        if (!common.checkProfile(name, err)) {
             return 2;
         }
         try {
@@ -47,6 +47,13 @@ abstract class OperatorCommand implements Callable<Integer> {
             // a bad argument, as picocli's own refusals: the same hint to --help, on the same line
             err.println(name + ": " + e.getMessage() + "; try '" + spec.qualifiedName() + " --help' for usage");
             return 2;
+        }
+        if (common.dataDirIsAFile()) {
+            // a data folder that cannot be used (exit 1), whatever the database: the payloads are kept in it too
+            err.println(name + ": no data folder " + common.dataDir.toAbsolutePath() + " (it is a file, not a folder; "
+                    + (createsDataDir() ? "pass a folder, or a path where nothing is yet)"
+                            : "pass the --data-dir of an ingest, run or seed-demo)"));
+            return 1;
         }
         if (!createsDataDir() && "embedded".equals(ProfileProperties.load(common.profile, Map.of()).required("db.mode"))) {
             if (!java.nio.file.Files.isDirectory(common.dataDir)) {
@@ -118,17 +125,43 @@ abstract class OperatorCommand implements Callable<Integer> {
         return instant == null ? "-" : instant.truncatedTo(ChronoUnit.SECONDS).toString();
     }
 
-    /** @return an age as {@code 3d 4h}, {@code 5h 2m} or {@code 40s}, or {@code -} */
+    /** @return an age argument as {@link #age} writes it, with a minus sign when negative ({@code -1d 0h}) */
+    static String signedAge(Duration d) {
+        return d.isNegative() ? "-" + age(d.negated()) : age(d);
+    }
+
+    /**
+     * @param d a duration, may be {@code null}
+     * @return it as {@code 3d 4h}, {@code 5h 2m}, {@code 1m 30s}, {@code 40s}, or below 10 s to a tenth
+     *     ({@code 2.5s}, {@code 0.4s}, {@code 3s}), rounded half up at the last unit shown (59.5 s is
+     *     {@code 1m 0s}, 23 h 30 m is {@code 1d 0h}); {@code 0s} for zero or negative; {@code -} for null
+     */
     static String age(Duration d) {
         if (d == null) {
             return "-";
         }
-        if (d.toDays() > 0) {
-            return d.toDays() + "d " + d.toHoursPart() + "h";
+        if (d.isNegative() || d.isZero()) {
+            return "0s";
         }
-        if (d.toHours() > 0) {
-            return d.toHours() + "h " + d.toMinutesPart() + "m";
+        long tenths = roundHalfUp(d, Duration.ofMillis(100));
+        if (tenths < 100) {
+            return tenths % 10 == 0 ? tenths / 10 + "s" : tenths / 10 + "." + tenths % 10 + "s";
         }
-        return d.toMinutes() > 0 ? d.toMinutes() + "m " + d.toSecondsPart() + "s" : Math.max(0, d.toSeconds()) + "s";
+        long seconds = roundHalfUp(d, Duration.ofSeconds(1));
+        if (seconds < 3600) {
+            return seconds < 60 ? seconds + "s" : seconds / 60 + "m " + seconds % 60 + "s";
+        }
+        long minutes = roundHalfUp(d, Duration.ofMinutes(1));
+        if (minutes < 24 * 60) {
+            return minutes / 60 + "h " + minutes % 60 + "m";
+        }
+        long hours = roundHalfUp(d, Duration.ofHours(1));
+        return hours / 24 + "d " + hours % 24 + "h";
+    }
+
+    /** @return how many {@code unit}s {@code d} (not negative) is, rounded half up */
+    private static long roundHalfUp(Duration d, Duration unit) {
+        long whole = d.dividedBy(unit);
+        return d.minus(unit.multipliedBy(whole)).multipliedBy(2).compareTo(unit) >= 0 ? whole + 1 : whole;
     }
 }

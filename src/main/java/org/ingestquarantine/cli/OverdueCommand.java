@@ -23,7 +23,8 @@ final class OverdueCommand extends OperatorCommand {
     @Override
     void validate() {
         if (olderThan != null && olderThan.isNegative()) {
-            throw new org.ingestquarantine.operator.BadOperatorInputException("--older-than must be 0 or more");
+            throw new org.ingestquarantine.operator.BadOperatorInputException("--older-than must be 0 or more, was "
+                    + signedAge(olderThan));
         }
     }
 

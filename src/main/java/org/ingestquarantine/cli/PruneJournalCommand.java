@@ -15,8 +15,19 @@ import picocli.CommandLine.Option;
 final class PruneJournalCommand extends OperatorCommand {
 
     @Option(names = "--older-than", paramLabel = "AGE", converter = AgeConverter.class,
-            description = "Age of closed_at, e.g. 30d (default: operator.journal-retention-days).")
+            description = "Age of closed_at, more than 0, e.g. 30d (default: operator.journal-retention-days);"
+                    + " 0 is refused: it would delete every closed row, even those closed a moment ago.")
     Duration olderThan;
+
+    /** Refuses an age of 0 or less before the database starts: it would delete every closed journal row. */
+    @Override
+    void validate() {
+        if (olderThan != null && (olderThan.isZero() || olderThan.isNegative())) {
+            throw new org.ingestquarantine.operator.BadOperatorInputException("--older-than must be more than 0, was "
+                    + signedAge(olderThan) + ": " + signedAge(olderThan) + " would delete every closed journal row,"
+                    + " even those closed a moment ago (for Kafka the journal counts deliveries)");
+        }
+    }
 
     @Override
     int execute(OperatorRuntime runtime, PrintWriter out) {

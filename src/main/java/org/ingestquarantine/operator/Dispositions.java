@@ -234,7 +234,7 @@ public final class Dispositions {
 
     private static void requirePositive(Duration age, String option) {
         if (age == null || age.isZero() || age.isNegative()) {
-            throw new BadOperatorInputException(option + " must be a positive age, e.g. 90d");
+            throw new BadOperatorInputException(option + " must be more than 0, was " + age);
         }
     }
 

@@ -147,17 +147,34 @@ public final class QuarantineRecorder {
 
     /**
      * @return the root cause's type and message first (a foreign message, a parser's or driver's, bounded and
-     *     escaped; our own exceptions' messages are built safe), then the classified wrapper's own message when
-     *     it is another exception
+     *     escaped; our own exceptions' messages are built safe), then, as {@code " (in Wrapper: message)"}, the
+     *     classified wrapper's own message when it is another exception and its message adds something: left
+     *     out when it is null, or holds the root's message (equal to it, or e.g. {@code "Type: message"})
      */
     static String rootFirst(Throwable root, Throwable classified) {
-        boolean ours = root.getClass().getName().startsWith("org.ingestquarantine.") && !(root instanceof RemoteCause);
-        String own = root instanceof SQLException sql ? SqlFailure.describe(sql)
-                : ours ? root.getMessage() : LogSafe.identity(root.getMessage());
         String type = ErrorFingerprint.typeName(root);
-        String text = type.substring(type.lastIndexOf('.') + 1) + ": " + own;
-        return root == classified ? text : text + " (in " + classified.getClass().getSimpleName() + ": "
-                + classified.getMessage() + ")";
+        String text = type.substring(type.lastIndexOf('.') + 1) + ": " + (root instanceof SQLException sql
+                ? SqlFailure.describe(sql) : safeMessage(root));
+        if (root == classified || addsNothing(classified.getMessage(), root)) {
+            return text;
+        }
+        return text + " (in " + classified.getClass().getSimpleName() + ": " + safeMessage(classified) + ")";
+    }
+
+    /** @return whether a wrapper's message only repeats its root cause: null, or holding the root's message */
+    private static boolean addsNothing(String wrapperMessage, Throwable root) {
+        if (wrapperMessage == null) {
+            return true;
+        }
+        String rootMessage = root.getMessage();
+        return rootMessage != null && !rootMessage.isBlank() ? wrapperMessage.contains(rootMessage)
+                : wrapperMessage.isBlank() || wrapperMessage.equals(root.toString());
+    }
+
+    /** @return the message as it is for our own exceptions (built safe), bounded and escaped for others */
+    private static String safeMessage(Throwable t) {
+        boolean ours = t.getClass().getName().startsWith("org.ingestquarantine.") && !(t instanceof RemoteCause);
+        return ours ? t.getMessage() : LogSafe.identity(t.getMessage());
     }
 
     /**

@@ -179,6 +179,42 @@ class OperatorCommandsTest extends PostgresTestBase {
         assertThat(run("overdue", "--older-than", "-1d", "--data-dir", data.toString()).code).isEqualTo(2);
     }
 
+    /**
+     * An age of 0 deletes everything for expire-payloads and prune-journal: refused (exit 2) with one line saying
+     * why, before the database starts (here it is down: an exit 1 would mean it was tried), and nothing changes;
+     * overdue, which only reads, refuses only a negative age, in the same words.
+     */
+    @Test
+    void shouldRefuseAZeroAgeWhereItWouldDeleteEverythingAndSayWhy() throws Exception {
+        long before = rows();
+        Path payload = Path.of(java.net.URI.create(lease.payloadUri()));
+        assertThat(payload).exists();
+        System.setProperty("db.url", "jdbc:postgresql://127.0.0.1:" + FreePort.find() + "/postgres");
+        System.setProperty("db.connect-timeout-ms", "300");
+
+        Result expireZero = run("expire-payloads", "--older-than", "0s", "--data-dir", data.toString());
+        Result expireIso = run("expire-payloads", "--older-than", "PT0S", "--json", "--data-dir", data.toString());
+        Result pruneZero = run("prune-journal", "--older-than", "0d", "--data-dir", data.toString());
+        Result overdueNegative = run("overdue", "--older-than", "-P1D", "--data-dir", data.toString());
+
+        for (Result r : new Result[] {expireZero, expireIso, pruneZero, overdueNegative}) {
+            assertThat(r.code).as(r.err).isEqualTo(2);
+            assertThat(r.err.strip()).doesNotContain("\n").doesNotContain("Exception").doesNotContain("PT");
+            assertThat(r.out).isEmpty();
+        }
+        assertThat(expireZero.err.strip()).isEqualTo("expire-payloads: --older-than must be more than 0, was 0s: 0s would"
+                + " expire every payload, even those of records seen a moment ago;"
+                + " try 'ingest-quarantine expire-payloads --help' for usage");
+        assertThat(expireIso.err).isEqualTo(expireZero.err);
+        assertThat(pruneZero.err).startsWith("prune-journal: --older-than must be more than 0, was 0s: 0s would delete"
+                + " every closed journal row, even those closed a moment ago");
+        assertThat(overdueNegative.err).startsWith("overdue: --older-than must be 0 or more, was -1d 0h;");
+        assertThat(run("expire-payloads", "--help").out.replaceAll("\\s+", " "))
+                .contains("0 is refused: it would expire every payload");
+        assertThat(payload).exists();
+        assertThat(rows()).isEqualTo(before);
+    }
+
     @Test
     void shouldReproduceFromTheStoredPayload() {
         Result r = run("reproduce", "contracts/2026/11/lease.pdf", "--data-dir", data.toString());
@@ -290,6 +326,38 @@ class OperatorCommandsTest extends PostgresTestBase {
         assertThat(drainUnknown.err).startsWith("drain: no open record has fingerprint fp-none");
         // refused from one indexed count, before the parse workers start and the model loads (seconds)
         assertThat(drainRefusal).as("an unknown fingerprint is reported at once").isLessThan(Duration.ofSeconds(2));
+        assertThat(rows()).isEqualTo(before);
+    }
+
+    /**
+     * A --data-dir that is a regular file is a data folder that cannot be used: exit 1 with one line, as a folder
+     * holding no database is, on the embedded database and on an external one (the payloads are kept there too),
+     * and the file is left as it was.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"stats", "cohorts", "coverage", "show contracts/2026/11/lease.pdf", "overdue",
+            "reproduce contracts/2026/11/lease.pdf", "drain --fingerprint fp-not-pdf --limit 1 --rate 1",
+            "dispose --fingerprint fp-not-pdf --unindexable --reason x --owner team", "expire-payloads",
+            "erase --source invoices --doc-id inv-0", "prune-journal", "serve --port 0", "seed-demo"})
+    void shouldRefuseADataDirThatIsAFileWithExitOne(String commandLine) throws Exception {
+        Path file = Files.writeString(data.resolve("not-a-folder.txt"), "a file");
+        long before = rows();
+        String command = commandLine.split(" ")[0];
+        List<String> args = new ArrayList<>(List.of(commandLine.split(" ")));
+        args.addAll(List.of("--data-dir", file.toString()));
+
+        Result external = run(args.toArray(String[]::new));
+        System.clearProperty("db.mode");
+        System.clearProperty("db.url");
+        Result embedded = run(args.toArray(String[]::new));
+
+        for (Result r : new Result[] {external, embedded}) {
+            assertThat(r.code).as(r.err).isEqualTo(1);
+            assertThat(r.err.strip()).startsWith(command + ": no data folder " + file.toAbsolutePath()
+                    + " (it is a file, not a folder; pass ").doesNotContain("\n").doesNotContain("Exception");
+            assertThat(r.out).isEmpty();
+        }
+        assertThat(Files.readString(file)).isEqualTo("a file");
         assertThat(rows()).isEqualTo(before);
     }
 
