@@ -245,7 +245,7 @@ public final class AppConfiguration implements CamelConfiguration {
         registry.bind("quarantineRecorder", new QuarantineRecorder(store, versions, metrics));
         if (Boolean.parseBoolean(settings.string(SERVE_OPERATOR_API, "false"))) {
             startOperatorApi(settings, registry, started, new OperatorApi.Backend(
-                    new OperatorService(database.dataSource(), store, payloads, clock),
+                    new OperatorService(database.dataSource(), store, payloads, clock, sourceAccess.sourceNames()),
                     new Dispositions(database.dataSource(), store, payloads, clock),
                     new OperatorRegisters(database.dataSource())));
         }

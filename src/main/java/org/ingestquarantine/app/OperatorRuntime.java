@@ -55,7 +55,8 @@ public final class OperatorRuntime implements AutoCloseable {
     private final OperatorService service;
 
     private OperatorRuntime(Deque<AutoCloseable> started, Settings settings, SourceAccess sources,
-                            Map<String, Path> missingRoots, Path dataDir, Database database) {
+                            java.util.Set<String> configuredSources, Map<String, Path> missingRoots, Path dataDir,
+                            Database database) {
         this.sources = sources;
         this.missingRoots = missingRoots;
         this.started = started;
@@ -65,7 +66,7 @@ public final class OperatorRuntime implements AutoCloseable {
         this.payloads = new LocalPayloadStore(dataDir.resolve("objects"));
         Clock clock = Clock.systemUTC();
         this.store = new QuarantineStore(database.dataSource(), payloads, this::ownerOf, clock);
-        this.service = new OperatorService(database.dataSource(), store, payloads, clock);
+        this.service = new OperatorService(database.dataSource(), store, payloads, clock, configuredSources);
     }
 
     /**
@@ -100,8 +101,10 @@ public final class OperatorRuntime implements AutoCloseable {
             // a folder an earlier `ingest <folder>` configured on its command line, for sources the profile does not name
             Map<String, Path> recorded = new SourceRoots(database.dataSource(), Clock.systemUTC()).all();
             SourceAccess sources = SourceAccess.fromProperties(SourceRoots.withRecordedRoots(configured, recorded));
-            return new OperatorRuntime(started, settings, sources, SourceRoots.missing(configured, recorded), dataDir,
-                    database);
+            java.util.Set<String> names = SourceAccess.namesIn(configured);
+            names.addAll(sources.sourceNames());
+            return new OperatorRuntime(started, settings, sources, names, SourceRoots.missing(configured, recorded),
+                    dataDir, database);
         } catch (Exception | Error e) {
             closeAll(started, e);
             throw e;

@@ -78,6 +78,22 @@ public final class SourceAccess {
         return new SourceAccess(sources);
     }
 
+    /**
+     * @param properties properties; keys {@code sources.<name>.<setting>} are read, any setting (owner,
+     *     base-uri, file-roots, ...)
+     * @return every source name those keys configure, sorted
+     */
+    public static java.util.SortedSet<String> namesIn(Properties properties) {
+        java.util.SortedSet<String> names = new java.util.TreeSet<>();
+        for (String key : properties.stringPropertyNames()) {
+            int last = key.lastIndexOf('.');
+            if (key.startsWith(PREFIX) && last > PREFIX.length()) {
+                names.add(key.substring(PREFIX.length(), last));
+            }
+        }
+        return names;
+    }
+
     /** @return the configured source names, sorted */
     public List<String> sourceNames() {
         return sources.keySet().stream().sorted().toList();

@@ -56,6 +56,40 @@ final class OperatorQueries {
         return new StatsReport(rows, combine("*", all));
     }
 
+    /**
+     * @param source a source name
+     * @return whether the data names it: a quarantine record, an indexed document, a source_totals row or a
+     *     folder an ingest configured for it ({@code source_roots})
+     */
+    boolean sourceInData(String source) {
+        boolean[] found = {false};
+        read("the known sources", """
+                SELECT EXISTS (SELECT 1 FROM quarantine_summary WHERE source = ?)
+                    OR EXISTS (SELECT 1 FROM documents WHERE source = ?)
+                    OR EXISTS (SELECT 1 FROM source_totals WHERE source = ?)
+                    OR EXISTS (SELECT 1 FROM source_roots WHERE source = ?)
+                """, s -> {
+            for (int i = 1; i <= 4; i++) {
+                s.setString(i, source);
+            }
+        }, rs -> found[0] = rs.getBoolean(1));
+        return found[0];
+    }
+
+    /**
+     * @param limit at most this many
+     * @return the first {@code limit} source names the data holds, sorted
+     */
+    List<String> sourcesInData(int limit) {
+        List<String> names = new ArrayList<>();
+        read("the known sources", """
+                SELECT source FROM source_summary UNION SELECT source FROM quarantine_summary
+                UNION SELECT source FROM source_totals UNION SELECT source FROM source_roots
+                ORDER BY source LIMIT ?
+                """, s -> s.setInt(1, limit), rs -> names.add(rs.getString(1)));
+        return names;
+    }
+
     private static SourceQuarantineStats combine(String source, List<Object[]> parts) {
         Map<String, Long> byDisposition = new LinkedHashMap<>();
         for (Disposition d : Disposition.values()) {

@@ -35,8 +35,14 @@ public final class OperatorService {
     private final QuarantineStore store;
     private final PayloadStore payloads;
     private final Clock clock;
+    private final java.util.SortedSet<String> configuredSources;
+
+    /** Most source names an unknown-source refusal lists. */
+    public static final int KNOWN_SOURCES_SHOWN = 10;
 
     /**
+     * A service that knows no configured source: only sources present in the data are valid filters.
+     *
      * @param dataSource a pool on the migrated schema
      * @param store the evidence records
      * @param payloads where payloads and stack traces live
@@ -44,18 +50,58 @@ public final class OperatorService {
      */
     public OperatorService(DataSource dataSource, QuarantineStore store, PayloadStore payloads,
                            Clock clock) {
+        this(dataSource, store, payloads, clock, java.util.Set.of());
+    }
+
+    /**
+     * @param dataSource a pool on the migrated schema
+     * @param store the evidence records
+     * @param payloads where payloads and stack traces live
+     * @param clock the time "now" for ages and cut-offs
+     * @param configuredSources the source names the configuration names ({@code sources.<name>.*}): valid
+     *     filters even before any row names them
+     */
+    public OperatorService(DataSource dataSource, QuarantineStore store, PayloadStore payloads,
+                           Clock clock, java.util.Collection<String> configuredSources) {
         this.queries = new OperatorQueries(dataSource);
         this.store = Objects.requireNonNull(store, "store");
         this.payloads = Objects.requireNonNull(payloads, "payloads");
         this.clock = Objects.requireNonNull(clock, "clock");
+        this.configuredSources = java.util.Collections.unmodifiableSortedSet(
+                new java.util.TreeSet<>(Objects.requireNonNull(configuredSources, "configuredSources")));
     }
 
     /**
      * @param source only this source, or null for every source
-     * @return records (attempts) and documents per source with their dispositions, and the total
+     * @return records (attempts) and documents per source with their dispositions, and the total; zeros for a
+     *     configured source with no records yet
+     * @throws BadOperatorInputException if the source is neither configured nor in the data
      */
     public StatsReport stats(String source) {
+        requireKnownSource(source);
         return queries.stats(source);
+    }
+
+    /**
+     * Refuses a source name that matches nothing, as an unknown error class is refused: a mistyped filter must
+     * not answer zeros.
+     *
+     * @param source a source name given as a filter, or null (every source: always valid)
+     * @throws BadOperatorInputException if it is neither configured ({@code sources.<name>.*}) nor named by
+     *     any quarantine record, indexed document, {@code source_totals} or {@code source_roots} row; the
+     *     message names it and lists the first {@link #KNOWN_SOURCES_SHOWN} known sources
+     */
+    public void requireKnownSource(String source) {
+        if (source == null || configuredSources.contains(source) || queries.sourceInData(source)) {
+            return;
+        }
+        java.util.SortedSet<String> known = new java.util.TreeSet<>(configuredSources);
+        known.addAll(queries.sourcesInData(KNOWN_SOURCES_SHOWN + 1));
+        List<String> shown = known.stream().limit(KNOWN_SOURCES_SHOWN).toList();
+        String list = known.isEmpty() ? "no source is known yet (none configured, nothing recorded or indexed)"
+                : "known sources: " + String.join(", ", shown.stream().map(RecordRef::bounded).toList())
+                        + (known.size() > KNOWN_SOURCES_SHOWN ? ", ..." : "");
+        throw new BadOperatorInputException("unknown source '" + RecordRef.bounded(source) + "'; " + list);
     }
 
     /**
@@ -66,7 +112,7 @@ public final class OperatorService {
      * @param errorClass only this class code (e.g. {@code ambiguous_parse}), or null
      * @param limit at most this many cohorts, or null for every one; the report says how many were cut
      * @return the cohorts
-     * @throws BadOperatorInputException if the class is unknown or the limit is below 1
+     * @throws BadOperatorInputException if the source or the class is unknown, or the limit is below 1
      */
     public CohortReport cohorts(String source, String errorClass, Integer limit) {
         String classCode = null;
@@ -81,6 +127,7 @@ public final class OperatorService {
         if (limit != null && limit < 1) {
             throw new BadOperatorInputException("--limit must be at least 1, was " + limit);
         }
+        requireKnownSource(source);
         List<CohortRow> all = queries.cohorts(source, classCode, ParserVersion.CURRENT);
         List<CohortRow> shown = limit == null || limit >= all.size() ? all : all.subList(0, limit);
         return new CohortReport(ParserVersion.CURRENT, all.size(), all.size() - shown.size(), List.copyOf(shown));

@@ -44,7 +44,8 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code POST /api/dispose} with {@code {"fingerprint", "parser_version"?, "reason", "owner"}}</li>
  * </ul>
  * Durations are ISO-8601 strings with a numeric {@code <name>_seconds} beside each ({@link OperatorJson}).
- * Status codes: 400 bad input (a malformed record reference or URL encoding too), 401 no or wrong token, 404 unknown route or record, 405 wrong method,
+ * Status codes: 400 bad input (a malformed record reference or URL encoding too, an unknown {@code class} or
+ * {@code source}), 401 no or wrong token, 404 unknown route or record, 405 wrong method,
  * 503 database unreachable; errors are {@code {"error": "<one line>"}}. Logs one line per request without
  * query values (they may name documents).
  */

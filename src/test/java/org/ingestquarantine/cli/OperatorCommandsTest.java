@@ -330,6 +330,34 @@ class OperatorCommandsTest extends PostgresTestBase {
     }
 
     /**
+     * A mistyped --source is a name that matches nothing (exit 2, one line naming it and the known sources), in
+     * every command that filters by source, not an all-zero answer; a configured source with no rows yet answers
+     * zeros.
+     */
+    @Test
+    void shouldRefuseASourceThatIsNeitherConfiguredNorInTheData() throws Exception {
+        System.setProperty("sources.payroll.owner", "hr-ops");
+        try {
+            for (String command : new String[] {"stats", "cohorts"}) {
+                Result r = run(command, "--source", "nosuch", "--data-dir", data.toString());
+                assertThat(r.code).as(command + ": " + r.err).isEqualTo(2);
+                assertThat(r.out).isEmpty();
+                assertThat(r.err.strip()).doesNotContain("\n")
+                        .startsWith(command + ": unknown source 'nosuch'; known sources: ")
+                        .contains("contracts", "invoices", "payroll");
+                Result known = run(command, "--source", "invoices", "--data-dir", data.toString());
+                assertThat(known.code).as(known.err).isZero();
+                Result configured = run(command, "--source", "payroll", "--data-dir", data.toString());
+                assertThat(configured.code).as(configured.err).isZero();
+            }
+            assertThat(run("stats", "--source", "payroll", "--data-dir", data.toString()).out)
+                    .containsPattern("payroll\\s+0\\s+0|\\(all\\)\\s+0\\s+0");
+        } finally {
+            System.clearProperty("sources.payroll.owner");
+        }
+    }
+
+    /**
      * A --data-dir that is a regular file is a data folder that cannot be used: exit 1 with one line, as a folder
      * holding no database is, on the embedded database and on an external one (the payloads are kept there too),
      * and the file is left as it was.

@@ -136,6 +136,14 @@ class OperatorApiTest extends PostgresTestBase {
         assertThat(unknown.statusCode()).isEqualTo(404);
         assertThat(JSON.readTree(unknown.body()).get("error").asText()).startsWith("no quarantine record contracts/none.pdf");
         assertThat(get("/api/cohorts?class=flaky", TOKEN).statusCode()).isEqualTo(400);
+        // an unknown source is refused as an unknown class is, naming it and the sources the data holds
+        for (String route : new String[] {"/api/stats?source=nosuch", "/api/cohorts?source=nosuch"}) {
+            HttpResponse<String> unknownSource = get(route, TOKEN);
+            assertThat(unknownSource.statusCode()).as(route).isEqualTo(400);
+            assertThat(JSON.readTree(unknownSource.body()).get("error").asText())
+                    .isEqualTo("unknown source 'nosuch'; known sources: contracts");
+        }
+        assertThat(get("/api/stats?source=contracts", TOKEN).statusCode()).isEqualTo(200);
         assertThat(get("/api/nothing", TOKEN).statusCode()).isEqualTo(404);
         assertThat(get("/api/dispose", TOKEN).statusCode()).isEqualTo(405);
     }
