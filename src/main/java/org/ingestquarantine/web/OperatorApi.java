@@ -43,7 +43,8 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code GET /api/overdue?older_than_days=D}</li>
  *   <li>{@code POST /api/dispose} with {@code {"fingerprint", "parser_version"?, "reason", "owner"}}</li>
  * </ul>
- * Durations are ISO-8601 strings with a numeric {@code <name>_seconds} beside each ({@link OperatorJson}).
+ * Durations are ISO-8601 strings in whole seconds with an integer {@code <name>_seconds} beside each, the
+ * fraction dropped ({@link OperatorJson}).
  * Status codes: 400 bad input (a malformed record reference or URL encoding too, an unknown {@code class} or
  * {@code source}), 401 no or wrong token, 404 unknown route or record, 405 wrong method,
  * 503 database unreachable; errors are {@code {"error": "<one line>"}}. Logs one line per request without

@@ -16,6 +16,7 @@ import com.fasterxml.jackson.databind.ser.std.ToStringSerializer;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import org.ingestquarantine.failure.ErrorClass;
@@ -23,9 +24,9 @@ import org.ingestquarantine.failure.ErrorClass;
 /**
  * The JSON form of the operator's answers, for the HTTP API and the commands' {@code --json}: one object,
  * keys in snake_case, instants as ISO-8601 UTC ({@code 2025-03-01T10:00:00Z}), durations as ISO-8601
- * ({@code PT72H}) and, beside each duration field {@code x} of a record, {@code x_seconds}: the same duration
- * as a number of seconds (fractional when it has a fraction; null when {@code x} is), for scripts. Error
- * classes by code.
+ * truncated to whole seconds ({@code PT72H}, {@code PT9600H41S}, never a fraction) and, beside each duration
+ * field {@code x} of a record, {@code x_seconds}: the same whole seconds as an integer (the fraction dropped,
+ * i.e. rounded down for an age; null when {@code x} is), for scripts. Error classes by code.
  */
 public final class OperatorJson {
 
@@ -51,7 +52,13 @@ public final class OperatorJson {
                         }
                     })
                     .addSerializer(Instant.class, ToStringSerializer.instance)
-                    .addSerializer(Duration.class, ToStringSerializer.instance)
+                    .addSerializer(Duration.class, new StdSerializer<>(Duration.class) {
+                        @Override
+                        public void serialize(Duration value, JsonGenerator gen, SerializerProvider provider)
+                                throws IOException {
+                            gen.writeString(wholeSeconds(value).toString());
+                        }
+                    })
                     .addSerializer(ErrorClass.class, new StdSerializer<>(ErrorClass.class) {
                         @Override
                         public void serialize(ErrorClass value, JsonGenerator gen, SerializerProvider provider)
@@ -63,7 +70,12 @@ public final class OperatorJson {
     private OperatorJson() {
     }
 
-    /** Writes a duration property again as {@code <name>_seconds}, a number. */
+    /** @return {@code d} with its fraction of a second dropped (towards zero: an age is rounded down) */
+    static Duration wholeSeconds(Duration d) {
+        return d.truncatedTo(ChronoUnit.SECONDS);
+    }
+
+    /** Writes a duration property again as {@code <name>_seconds}, an integer (whole seconds, as the ISO form). */
     private static final class SecondsWriter extends BeanPropertyWriter {
 
         SecondsWriter(BeanPropertyWriter duration) {
@@ -76,10 +88,8 @@ public final class OperatorJson {
             gen.writeFieldName(_name);
             if (d == null) {
                 gen.writeNull();
-            } else if (d.getNano() == 0) {
-                gen.writeNumber(d.getSeconds());
             } else {
-                gen.writeNumber(d.getSeconds() + d.getNano() / 1e9);
+                gen.writeNumber(wholeSeconds(d).getSeconds());
             }
         }
     }

@@ -167,10 +167,18 @@ class OperatorApiTest extends PostgresTestBase {
         JsonNode row = JSON.readTree(get("/api/coverage", TOKEN).body()).at("/sources/0");
         assertThat(row.get("oldest_open_age").isTextual()).isTrue();
         assertThat(Duration.parse(row.get("oldest_open_age").asText())).isNotNull();
-        assertThat(row.get("oldest_open_age_seconds").isNumber()).as(row.toString()).isTrue();
-        assertThat(row.get("oldest_open_age_seconds").asDouble())
-                .isCloseTo(Duration.parse(row.get("oldest_open_age").asText()).toNanos() / 1e9,
-                        org.assertj.core.data.Offset.offset(0.001));
+        // whole seconds: an integer, and the ISO form without a fraction (the store's ages are in microseconds)
+        assertThat(row.get("oldest_open_age_seconds").isIntegralNumber()).as(row.toString()).isTrue();
+        assertThat(row.get("oldest_open_age").asText()).doesNotContain(".");
+        assertThat(row.get("oldest_open_age_seconds").asLong())
+                .isEqualTo(Duration.parse(row.get("oldest_open_age").asText()).getSeconds());
+        // a fraction is dropped (rounded down), never written as a double in exponent form
+        String aged = OperatorJson.write(new org.ingestquarantine.operator.CoverageRow("s", null, 0, 0, 0, 0, null, null,
+                Duration.ofSeconds(34_560_041, 820_295_957)));
+        assertThat(aged).contains("\"oldest_open_age\":\"PT9600H41S\",\"oldest_open_age_seconds\":34560041")
+                .doesNotContain("E7");
+        assertThat(OperatorJson.write(java.util.Map.of("older_than", Duration.ofMillis(1500)))).isEqualTo(
+                "{\"older_than\":\"PT1S\"}");
         assertThat(OperatorJson.write(new org.ingestquarantine.operator.CoverageRow("s", null, 0, 0, 0, 0, null, null,
                 Duration.ofHours(1)))).contains("\"oldest_open_age\":\"PT1H\",\"oldest_open_age_seconds\":3600");
         assertThat(OperatorJson.write(new org.ingestquarantine.operator.CoverageRow("s", null, 0, 0, 0, 0, null, null,
