@@ -22,8 +22,8 @@ public final class IngestQuarantineCli {
 
     /**
      * @return the launcher's command line, every subcommand registered; an uncaught failure is one line,
-     *     exit 1; a bad argument is one line naming it, a hint to {@code --help} (and picocli's "did you
-     *     mean" for a mistyped name), exit 2, without the whole usage text
+     *     exit 1; a bad argument (unmatched argument, unknown option, missing required option, invalid value)
+     *     is one line, {@link #oneLine}, exit 2, without the whole usage text
      */
     public static CommandLine commandLine() {
         CommandLine cli = new CommandLine(new IngestQuarantineCli());
@@ -33,11 +33,33 @@ public final class IngestQuarantineCli {
         });
         cli.setParameterExceptionHandler((e, args) -> {
             CommandLine cmd = e.getCommandLine();
-            cmd.getErr().println(cmd.getCommandName() + ": " + e.getMessage());
-            UnmatchedArgumentException.printSuggestions(e, cmd.getErr());
-            cmd.getErr().println("Try '" + cmd.getCommandSpec().qualifiedName() + " --help' for usage.");
+            cmd.getErr().println(oneLine(e));
+            cmd.getErr().flush();
             return cmd.getCommandSpec().exitCodeOnInvalidInput();
         });
         return cli;
+    }
+
+    /** Most "did you mean" candidates folded into a refusal. */
+    static final int SUGGESTIONS_SHOWN = 3;
+
+    /**
+     * @param e picocli's refusal of the command line
+     * @return one line as the commands' own checks write theirs: {@code <cmd>: <problem>[; did you mean 'a' or
+     *     'b'?]; try '<qualified cmd> --help' for usage}, the suggestion only when picocli has one (a mistyped
+     *     subcommand or option), at most {@link #SUGGESTIONS_SHOWN} of them
+     */
+    static String oneLine(CommandLine.ParameterException e) {
+        CommandLine cmd = e.getCommandLine();
+        String problem = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+        problem = problem.strip().replaceAll("\\s*\\R\\s*", " ").replaceAll("[.:]$", "");
+        StringBuilder line = new StringBuilder(cmd.getCommandName()).append(": ").append(problem);
+        if (e instanceof UnmatchedArgumentException u && !u.getSuggestions().isEmpty()) {
+            java.util.List<String> suggestions = u.getSuggestions().stream().limit(SUGGESTIONS_SHOWN)
+                    .map(x -> "'" + x + "'").toList();
+            line.append("; did you mean ").append(String.join(" or ", suggestions)).append('?');
+        }
+        return line.append("; try '").append(cmd.getCommandSpec().qualifiedName()).append(" --help' for usage")
+                .toString();
     }
 }
