@@ -2,8 +2,6 @@ package org.ingestquarantine.operator;
 
 import com.github.f4b6a3.ulid.UlidCreator;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
@@ -34,7 +32,6 @@ import org.ingestquarantine.delivery.ErrorTaxonomy;
 import org.ingestquarantine.failure.Classification;
 import org.ingestquarantine.failure.ErrorClass;
 import org.ingestquarantine.failure.ErrorClassifier;
-import org.ingestquarantine.failure.ErrorFingerprint;
 import org.ingestquarantine.failure.PermanentInputException;
 import org.ingestquarantine.ingest.Chunker;
 import org.ingestquarantine.ingest.DocumentIndex;
@@ -367,12 +364,10 @@ public final class Drain {
     private QuarantineRecord recordFailure(String runId, QuarantineRecord record, FetchedDocument fetched,
                                            String stage, Exception failure) {
         Classification c = classifier.classify(failure);
-        StringWriter trace = new StringWriter();
-        failure.printStackTrace(new PrintWriter(trace));
+        // the error fields by the ingest route's rule (QuarantineRecorder): the root cause first, a worker's
+        // RemoteCause by the worker's type, so a drain attempt keeps the evidence ingest recorded
         FailureEvidence.Builder e = FailureEvidence.builder(record.source(), record.docId())
-                .stage(stage).errorClass(c.errorClass()).errorType(c.cause().getClass().getName())
-                .errorMessage(c.cause().getMessage()).errorFingerprint(ErrorFingerprint.of(failure))
-                .stackTrace(trace.toString()).reasonCode(c.reasonCode())
+                .stage(stage).errorClass(c.errorClass()).failure(failure, c.cause()).reasonCode(c.reasonCode())
                 .deliveryKey("drain/" + runId + "/" + record.dlqId()).deliveryCount(1)
                 .connectorVersion(uriOf(record).map(versions::connectorFor).orElse(null)).parserVersion(versions.parser())
                 .chunkerVersion(versions.chunker()).embedderVersion(versions.embedder());

@@ -3,20 +3,25 @@ package org.ingestquarantine.quarantine;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
+import java.sql.SQLException;
 import java.time.Instant;
 import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.Objects;
+import org.ingestquarantine.db.SqlFailure;
 import org.ingestquarantine.failure.ErrorClass;
 import org.ingestquarantine.failure.ErrorFingerprint;
 import org.ingestquarantine.failure.Reasoned;
+import org.ingestquarantine.failure.RemoteCause;
+import org.ingestquarantine.pipeline.LogSafe;
 
 /**
  * What the pipeline knows when a document fails: the input to {@link QuarantineStore#record(FailureEvidence)}.
  *
  * <p>Required: {@code source}, {@code docId}, {@code errorClass}. Everything else is optional and
  * {@code null} when unknown ({@code deliveryCount} 0 when unknown). Build with {@link #builder(String, String)};
- * {@link Builder#failure(Throwable)} fills the error fields from an exception.
+ * {@link Builder#failure(Throwable, Throwable)} fills the error fields from an exception as a quarantine records
+ * them ({@link Builder#failure(Throwable)} from its root cause alone).
  *
  * <p>{@link #toString()} leaves out the error message and stack trace: they may quote document text.
  */
@@ -145,6 +150,38 @@ public final class FailureEvidence {
                 + ", deliveryCount=" + deliveryCount + "]";
     }
 
+    /**
+     * @return the root cause's type and message first (a foreign message, a parser's or driver's, bounded and
+     *     escaped; our own exceptions' messages are built safe), then, as {@code " (in Wrapper: message)"}, the
+     *     classified wrapper's own message when it is another exception and its message adds something: left
+     *     out when it is null, or holds the root's message (equal to it, or e.g. {@code "Type: message"})
+     */
+    static String rootFirst(Throwable root, Throwable classified) {
+        String type = ErrorFingerprint.typeName(root);
+        String text = type.substring(type.lastIndexOf('.') + 1) + ": " + (root instanceof SQLException sql
+                ? SqlFailure.describe(sql) : safeMessage(root));
+        if (root == classified || addsNothing(classified.getMessage(), root)) {
+            return text;
+        }
+        return text + " (in " + classified.getClass().getSimpleName() + ": " + safeMessage(classified) + ")";
+    }
+
+    /** @return whether a wrapper's message only repeats its root cause: null, or holding the root's message */
+    private static boolean addsNothing(String wrapperMessage, Throwable root) {
+        if (wrapperMessage == null) {
+            return true;
+        }
+        String rootMessage = root.getMessage();
+        return rootMessage != null && !rootMessage.isBlank() ? wrapperMessage.contains(rootMessage)
+                : wrapperMessage.isBlank() || wrapperMessage.equals(root.toString());
+    }
+
+    /** @return the message as it is for our own exceptions (built safe), bounded and escaped for others */
+    private static String safeMessage(Throwable t) {
+        boolean ours = t.getClass().getName().startsWith("org.ingestquarantine.") && !(t instanceof RemoteCause);
+        return ours ? t.getMessage() : LogSafe.identity(t.getMessage());
+    }
+
     /** Builder of {@link FailureEvidence}; every setter returns {@code this}. Not thread-safe. */
     public static final class Builder {
         private final String source;
@@ -220,6 +257,30 @@ public final class FailureEvidence {
                     break;
                 }
             }
+            return this;
+        }
+
+        /**
+         * Fills the error fields as a quarantine records them, the ingest route ({@link QuarantineRecorder}) and
+         * the operator's drain alike: {@code errorType} the root cause's ({@link ErrorFingerprint#typeName}, so a
+         * worker's {@link RemoteCause} names the worker's exception), {@code errorMessage} the root cause's type
+         * and message first, then the classified wrapper's message when it adds something (see
+         * {@link FailureEvidence#rootFirst}), {@code errorFingerprint} and the full {@code stackTrace}. Sets
+         * neither {@code errorClass} nor {@code reasonCode}: they are the classification's.
+         *
+         * @param failure the exception that failed the document
+         * @param classified the exception in {@code failure}'s cause chain the classifier matched (its
+         *     {@code Classification.cause()}), or {@code failure} itself; not null
+         * @return this
+         */
+        public Builder failure(Throwable failure, Throwable classified) {
+            Throwable root = ErrorFingerprint.rootCause(failure);
+            this.errorType = ErrorFingerprint.typeName(root);
+            this.errorMessage = rootFirst(root, Objects.requireNonNull(classified, "classified"));
+            this.errorFingerprint = ErrorFingerprint.of(failure);
+            StringWriter trace = new StringWriter();
+            failure.printStackTrace(new PrintWriter(trace));
+            this.stackTrace = trace.toString();
             return this;
         }
 

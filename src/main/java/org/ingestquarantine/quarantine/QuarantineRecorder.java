@@ -1,22 +1,15 @@
 package org.ingestquarantine.quarantine;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
-import java.sql.SQLException;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.camel.Exchange;
-import org.ingestquarantine.db.SqlFailure;
 import org.ingestquarantine.failure.Classification;
 import org.ingestquarantine.failure.ErrorClass;
-import org.ingestquarantine.failure.ErrorFingerprint;
-import org.ingestquarantine.failure.RemoteCause;
 import org.ingestquarantine.ingest.FetchedDocument;
 import org.ingestquarantine.ingest.HeadRefusalException;
 import org.ingestquarantine.ingest.SourceHead;
 import org.ingestquarantine.metrics.PipelineMetrics;
 import org.ingestquarantine.pipeline.IngestMessage;
-import org.ingestquarantine.pipeline.LogSafe;
 import org.ingestquarantine.pipeline.PipelineKeys;
 import org.ingestquarantine.pipeline.PipelineVersions;
 import org.ingestquarantine.pipeline.RecordKey;
@@ -74,16 +67,12 @@ public final class QuarantineRecorder {
         FetchedDocument fetched = exchange.getProperty(PipelineKeys.FETCHED, FetchedDocument.class);
         String deliveryKey = exchange.getProperty(PipelineKeys.DELIVERY_KEY, String.class);
         Integer deliveryCount = exchange.getProperty(PipelineKeys.DELIVERY_COUNT, Integer.class);
-        Throwable root = ErrorFingerprint.rootCause(failure);
 
         RecordKey key = keyOf(exchange);
         FailureEvidence.Builder e = FailureEvidence.builder(key.source(), key.docId())
                 .stage(exchange.getProperty(PipelineKeys.STAGE, "receive", String.class))
                 .errorClass(errorClass)
-                .errorType(ErrorFingerprint.typeName(root))
-                .errorMessage(rootFirst(root, c.cause()))
-                .errorFingerprint(ErrorFingerprint.of(failure))
-                .stackTrace(stackTrace(failure))
+                .failure(failure, c.cause())
                 .reasonCode(c.reasonCode())
                 .deliveryKey(deliveryKey)
                 .deliveryCount(deliveryCount == null ? 1 : deliveryCount)
@@ -146,38 +135,6 @@ public final class QuarantineRecorder {
     }
 
     /**
-     * @return the root cause's type and message first (a foreign message, a parser's or driver's, bounded and
-     *     escaped; our own exceptions' messages are built safe), then, as {@code " (in Wrapper: message)"}, the
-     *     classified wrapper's own message when it is another exception and its message adds something: left
-     *     out when it is null, or holds the root's message (equal to it, or e.g. {@code "Type: message"})
-     */
-    static String rootFirst(Throwable root, Throwable classified) {
-        String type = ErrorFingerprint.typeName(root);
-        String text = type.substring(type.lastIndexOf('.') + 1) + ": " + (root instanceof SQLException sql
-                ? SqlFailure.describe(sql) : safeMessage(root));
-        if (root == classified || addsNothing(classified.getMessage(), root)) {
-            return text;
-        }
-        return text + " (in " + classified.getClass().getSimpleName() + ": " + safeMessage(classified) + ")";
-    }
-
-    /** @return whether a wrapper's message only repeats its root cause: null, or holding the root's message */
-    private static boolean addsNothing(String wrapperMessage, Throwable root) {
-        if (wrapperMessage == null) {
-            return true;
-        }
-        String rootMessage = root.getMessage();
-        return rootMessage != null && !rootMessage.isBlank() ? wrapperMessage.contains(rootMessage)
-                : wrapperMessage.isBlank() || wrapperMessage.equals(root.toString());
-    }
-
-    /** @return the message as it is for our own exceptions (built safe), bounded and escaped for others */
-    private static String safeMessage(Throwable t) {
-        boolean ours = t.getClass().getName().startsWith("org.ingestquarantine.") && !(t instanceof RemoteCause);
-        return ours ? t.getMessage() : LogSafe.identity(t.getMessage());
-    }
-
-    /**
      * @return the consumed body as bytes: unchanged when the consumer delivered bytes (Kafka, RabbitMQ non-text
      *     content types), else the text as UTF-8 (SQS bodies, RabbitMQ {@code text/*}); empty when there is none
      */
@@ -197,11 +154,5 @@ public final class QuarantineRecorder {
             }
         }
         return Optional.empty();
-    }
-
-    private static String stackTrace(Throwable t) {
-        StringWriter w = new StringWriter();
-        t.printStackTrace(new PrintWriter(w));
-        return w.toString();
     }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -24,6 +25,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.camel.Exchange;
+import org.apache.camel.impl.DefaultCamelContext;
+import org.apache.camel.support.DefaultExchange;
+import org.ingestquarantine.delivery.ErrorTaxonomy;
+import org.ingestquarantine.failure.Classification;
 import org.ingestquarantine.failure.ErrorClass;
 import org.ingestquarantine.ingest.DocumentIndex;
 import org.ingestquarantine.ingest.Embedder;
@@ -34,14 +40,19 @@ import org.ingestquarantine.ingest.SourceAccess;
 import org.ingestquarantine.ingest.SourceConnector;
 import org.ingestquarantine.ingest.SourceRequestThrottle;
 import org.ingestquarantine.ingest.WindowChunker;
+import org.ingestquarantine.metrics.PipelineMetrics;
+import org.ingestquarantine.parse.ParseException;
 import org.ingestquarantine.parse.ParseLimits;
 import org.ingestquarantine.parse.ParserVersion;
 import org.ingestquarantine.parse.WorkerPoolParser;
+import org.ingestquarantine.pipeline.PipelineKeys;
 import org.ingestquarantine.pipeline.PipelineVersions;
+import org.ingestquarantine.pipeline.RecordKey;
 import org.ingestquarantine.quarantine.Disposition;
 import org.ingestquarantine.quarantine.FailureEvidence;
 import org.ingestquarantine.quarantine.LocalPayloadStore;
 import org.ingestquarantine.quarantine.QuarantineRecord;
+import org.ingestquarantine.quarantine.QuarantineRecorder;
 import org.ingestquarantine.quarantine.QuarantineStore;
 import org.ingestquarantine.testsupport.PostgresTestBase;
 import org.ingestquarantine.testsupport.TextPdf;
@@ -177,6 +188,55 @@ class DrainTest extends PostgresTestBase {
         assertThat(query("SELECT status || ' ' || selected || ' ' || outcome_counts::text FROM drain_runs"))
                 .startsWith("finished 5 {");
         assertThat(query("SELECT count(*) FROM quarantine")).isEqualTo("6");
+    }
+
+    /**
+     * A document ingest quarantined with a root cause distinct from the classified wrapper (the worker's
+     * {@code IOException} inside {@code PdfSyntaxException}) keeps that root cause as its error when a drain
+     * attempt fails the same way: the drain records the error by the ingest route's rule, not the wrapper's.
+     */
+    @Test
+    void shouldRecordAFailingAttemptsErrorAsIngestDidRootCauseFirst() throws Exception {
+        byte[] broken = ("%PDF-1.4\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n2 0 obj\n5\nendobj\n"
+                + "trailer\n<< /Root 1 0 R /Size 3 >>\n%%EOF\n").getBytes(StandardCharsets.US_ASCII);
+        Path file = Files.write(temp.resolve("page-tree.pdf"), broken);
+        Exception failure = null;
+        try {
+            pool.parse(file);
+        } catch (ParseException e) {
+            failure = e;
+        }
+        assertThat(failure).as("the worker pool fails the document").isNotNull();
+        // what the ingest route records: the pool's failure, classified, turned into evidence by QuarantineRecorder
+        Classification classified = ErrorTaxonomy.standard().classify(failure);
+        Exchange exchange = new DefaultExchange(new DefaultCamelContext());
+        exchange.setProperty(Exchange.EXCEPTION_CAUGHT, failure);
+        exchange.setProperty(PipelineKeys.FAILURE, classified);
+        exchange.setProperty(PipelineKeys.STAGE, "parse");
+        exchange.setProperty(PipelineKeys.RECORD_KEY, new RecordKey("web", "page-tree.pdf"));
+        Map<String, Object> ingest = new QuarantineRecorder(store, new PipelineVersions(Map.of("http", "test"),
+                OLD_PARSER, "window-test", "test"), new PipelineMetrics(new SimpleMeterRegistry())).evidence(exchange);
+        String fingerprint = (String) ingest.get("error_fingerprint");
+        store.record(FailureEvidence.builder("web", "page-tree.pdf").errorClass(classified.errorClass())
+                .reasonCode(classified.reasonCode()).stage("parse").errorType((String) ingest.get("error_type"))
+                .errorMessage((String) ingest.get("error_message")).errorFingerprint(fingerprint)
+                .parserVersion(OLD_PARSER).sourceVersion("\"p1\"").build());
+        assertThat(ingest.get("error_type")).isEqualTo("java.io.IOException");
+        assertThat((String) ingest.get("error_message")).startsWith("IOException: Page tree root must be a dictionary");
+        served.put("page-tree.pdf", new Served(200, "\"p2\"", broken));
+
+        DrainReport report = drain(SourceRequestThrottle.unlimited())
+                .run(new Drain.Request(fingerprint, OLD_PARSER, null, 10, 50, "test"), (done, of) -> { });
+
+        assertThat(report.outcomes()).containsOnlyKeys("still_failing:" + fingerprint);
+        var record = store.find("web", "page-tree.pdf").orElseThrow();
+        assertThat(record.attempts()).isEqualTo(2);
+        assertThat(record.sourceVersion()).isEqualTo("\"p2\"");
+        assertThat(record.errorFingerprint()).isEqualTo(fingerprint);
+        assertThat(record.errorType()).as("the root cause's type, as ingest recorded it")
+                .isEqualTo(ingest.get("error_type"));
+        assertThat(record.errorMessage()).as("the root cause first, as ingest recorded it")
+                .isEqualTo(ingest.get("error_message"));
     }
 
     @Test

@@ -28,52 +28,52 @@ class QuarantineRecorderTest {
     @Test
     void namesTheRootAloneWhenItIsTheClassifiedException() {
         RemoteCause root = remoteNotPdf();
-        assertThat(QuarantineRecorder.rootFirst(root, root)).isEqualTo("NotPdfException: " + NOT_PDF);
+        assertThat(FailureEvidence.rootFirst(root, root)).isEqualTo("NotPdfException: " + NOT_PDF);
     }
 
     @Test
     void leavesOutAWrapperWhoseMessageIsTheRoots() {
         // a worker's failure rebuilt in this process: the same type and message around its remote root
         RemoteCause root = remoteNotPdf();
-        assertThat(QuarantineRecorder.rootFirst(root, new ClassifiedFailure(NOT_PDF, root)))
+        assertThat(FailureEvidence.rootFirst(root, new ClassifiedFailure(NOT_PDF, root)))
                 .isEqualTo("NotPdfException: " + NOT_PDF);
     }
 
     @Test
     void leavesOutAWrapperWhoseMessageHoldsTheRoots() {
         RemoteCause root = remoteNotPdf();
-        assertThat(QuarantineRecorder.rootFirst(root, new ClassifiedFailure("NotPdfException: " + NOT_PDF, root)))
+        assertThat(FailureEvidence.rootFirst(root, new ClassifiedFailure("NotPdfException: " + NOT_PDF, root)))
                 .isEqualTo("NotPdfException: " + NOT_PDF);
         // new RuntimeException(cause) takes cause.toString() as its message
-        assertThat(QuarantineRecorder.rootFirst(root, new RuntimeException(root)))
+        assertThat(FailureEvidence.rootFirst(root, new RuntimeException(root)))
                 .isEqualTo("NotPdfException: " + NOT_PDF);
     }
 
     @Test
     void leavesOutAWrapperWithoutMessage() {
         IllegalStateException root = new IllegalStateException("missing /Root");
-        assertThat(QuarantineRecorder.rootFirst(root, new ClassifiedFailure(null, root)))
+        assertThat(FailureEvidence.rootFirst(root, new ClassifiedFailure(null, root)))
                 .isEqualTo("IllegalStateException: missing /Root");
         // a root without a message: a wrapper that only names it adds nothing either
         NullPointerException bare = new NullPointerException();
-        assertThat(QuarantineRecorder.rootFirst(bare, new RuntimeException(bare)))
+        assertThat(FailureEvidence.rootFirst(bare, new RuntimeException(bare)))
                 .isEqualTo("NullPointerException: null");
     }
 
     @Test
     void keepsAWrapperWhoseMessageSaysMore() {
         IllegalStateException root = new IllegalStateException("missing /Root");
-        assertThat(QuarantineRecorder.rootFirst(root, new ClassifiedFailure("page 3 of 9 could not be parsed", root)))
+        assertThat(FailureEvidence.rootFirst(root, new ClassifiedFailure("page 3 of 9 could not be parsed", root)))
                 .isEqualTo("IllegalStateException: missing /Root (in ClassifiedFailure: page 3 of 9 could not be parsed)");
         NullPointerException bare = new NullPointerException();
-        assertThat(QuarantineRecorder.rootFirst(bare, new ClassifiedFailure("parser crashed", bare)))
+        assertThat(FailureEvidence.rootFirst(bare, new ClassifiedFailure("parser crashed", bare)))
                 .isEqualTo("NullPointerException: null (in ClassifiedFailure: parser crashed)");
     }
 
     @Test
     void escapesAForeignWrappersMessageAsTheRootsIs() {
         IllegalStateException root = new IllegalStateException("missing /Root");
-        assertThat(QuarantineRecorder.rootFirst(root, new RuntimeException("line one\nline two", root)))
+        assertThat(FailureEvidence.rootFirst(root, new RuntimeException("line one\nline two", root)))
                 .isEqualTo("IllegalStateException: missing /Root (in RuntimeException: line one\\nline two)")
                 .doesNotContain("\n");
     }
