@@ -22,11 +22,7 @@ final class ExpirePayloadsCommand extends OperatorCommand {
     /** Refuses an age of 0 or less before the database starts: it would expire every payload. */
     @Override
     void validate() {
-        if (olderThan != null && (olderThan.isZero() || olderThan.isNegative())) {
-            throw new org.ingestquarantine.operator.BadOperatorInputException("--older-than must be more than 0, was "
-                    + signedAge(olderThan) + ": " + signedAge(olderThan) + " would expire every payload, even those of"
-                    + " records seen a moment ago");
-        }
+        requirePositiveAge(olderThan, "expire every payload, even those of records seen a moment ago");
     }
 
     @Override

@@ -125,6 +125,21 @@ abstract class OperatorCommand implements Callable<Integer> {
         return instant == null ? "-" : instant.truncatedTo(ChronoUnit.SECONDS).toString();
     }
 
+    /**
+     * Refuses a retention age of 0 or less (a destructive command's {@code --older-than}) before the database
+     * starts.
+     *
+     * @param olderThan the age given, or null (the configured default: not checked here)
+     * @param consequence what the age would do, completing "{@code <age> would ...}"
+     * @throws BadOperatorInputException if the age is 0 or negative
+     */
+    static void requirePositiveAge(Duration olderThan, String consequence) {
+        if (olderThan != null && (olderThan.isZero() || olderThan.isNegative())) {
+            throw new BadOperatorInputException("--older-than must be more than 0, was " + signedAge(olderThan)
+                    + ": " + signedAge(olderThan) + " would " + consequence);
+        }
+    }
+
     /** @return an age argument as {@link #age} writes it, with a minus sign when negative ({@code -1d 0h}) */
     static String signedAge(Duration d) {
         return d.isNegative() ? "-" + age(d.negated()) : age(d);

@@ -22,11 +22,8 @@ final class PruneJournalCommand extends OperatorCommand {
     /** Refuses an age of 0 or less before the database starts: it would delete every closed journal row. */
     @Override
     void validate() {
-        if (olderThan != null && (olderThan.isZero() || olderThan.isNegative())) {
-            throw new org.ingestquarantine.operator.BadOperatorInputException("--older-than must be more than 0, was "
-                    + signedAge(olderThan) + ": " + signedAge(olderThan) + " would delete every closed journal row,"
-                    + " even those closed a moment ago (for Kafka the journal counts deliveries)");
-        }
+        requirePositiveAge(olderThan, "delete every closed journal row, even those closed a moment ago (for Kafka"
+                + " the journal counts deliveries)");
     }
 
     @Override

@@ -122,12 +122,6 @@ public final class DocumentIndex {
             SELECT v FROM verdict
             """;
 
-    /**
-     * Reason code of a quarantine record that a later delivery indexed although neither its source version, its
-     * bytes nor its parser version differ from the record's ({@link RepairClose#NO_CHANGE_SEEN}).
-     */
-    public static final String NO_CHANGE_SEEN = RepairClose.NO_CHANGE_SEEN;
-
     /** How often the write runs again when a concurrent writer of the same document committed under it. */
     private static final int MAX_RACES = 5;
 

@@ -243,13 +243,7 @@ public final class FailureEvidence {
          * @return this
          */
         public Builder failure(Throwable failure) {
-            Throwable root = ErrorFingerprint.rootCause(failure);
-            this.errorType = ErrorFingerprint.typeName(root);
-            this.errorMessage = root.getMessage();
-            this.errorFingerprint = ErrorFingerprint.of(failure);
-            StringWriter trace = new StringWriter();
-            failure.printStackTrace(new PrintWriter(trace));
-            this.stackTrace = trace.toString();
+            this.errorMessage = typeFingerprintAndTrace(failure).getMessage();
             Map<Throwable, Boolean> seen = new IdentityHashMap<>();
             for (Throwable t = failure; t != null && seen.put(t, Boolean.TRUE) == null; t = t.getCause()) {
                 if (t instanceof Reasoned reasoned) {
@@ -274,14 +268,20 @@ public final class FailureEvidence {
          * @return this
          */
         public Builder failure(Throwable failure, Throwable classified) {
+            Objects.requireNonNull(classified, "classified");
+            this.errorMessage = rootFirst(typeFingerprintAndTrace(failure), classified);
+            return this;
+        }
+
+        /** Sets errorType (the root cause's), errorFingerprint and stackTrace from the failure; returns the root. */
+        private Throwable typeFingerprintAndTrace(Throwable failure) {
             Throwable root = ErrorFingerprint.rootCause(failure);
             this.errorType = ErrorFingerprint.typeName(root);
-            this.errorMessage = rootFirst(root, Objects.requireNonNull(classified, "classified"));
             this.errorFingerprint = ErrorFingerprint.of(failure);
             StringWriter trace = new StringWriter();
             failure.printStackTrace(new PrintWriter(trace));
             this.stackTrace = trace.toString();
-            return this;
+            return root;
         }
 
         /**

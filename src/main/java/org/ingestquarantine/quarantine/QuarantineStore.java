@@ -314,21 +314,15 @@ public final class QuarantineStore {
     }
 
     /**
-     * {@link #close(String, String, Disposition, String, String)} on a connection whose transaction the caller
-     * owns (commits or rolls back), so that another write can share it. (A record repaired by an index write, the
-     * drain's or a later delivery's, is closed by {@code ingest.RepairClose} in that write's transaction instead.)
+     * {@link #close(String, String, Disposition, String, String)}'s work in its transaction. (A record repaired by
+     * an index write, the drain's or a later delivery's, is closed by {@code ingest.RepairClose} in that write's
+     * transaction instead.)
      *
-     * @param c a connection with auto-commit off
-     * @return the record as it will be once the caller commits
-     * @throws SQLException if the database fails; the caller rolls back
-     * @throws IllegalArgumentException if {@code disposition} is OPEN
+     * @return the record as it will be once the transaction commits
      * @throws java.util.NoSuchElementException if the document has no record
      */
-    public QuarantineRecord close(Connection c, String source, String docId, Disposition disposition, String reasonCode,
-                                  String owner) throws SQLException {
-        if (disposition == Disposition.OPEN) {
-            throw new IllegalArgumentException("a record is closed with a disposition other than open");
-        }
+    private QuarantineRecord close(Connection c, String source, String docId, Disposition disposition,
+                                   String reasonCode, String owner) throws SQLException {
         Instant now = clock.instant().truncatedTo(ChronoUnit.MICROS);
         boolean erase = disposition == Disposition.ERASED;
         String sql = "UPDATE quarantine SET disposition = ?, closed_at = ?, owner = COALESCE(owner, ?),"

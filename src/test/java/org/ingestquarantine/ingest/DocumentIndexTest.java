@@ -248,7 +248,7 @@ class DocumentIndexTest extends PostgresTestBase {
         assertClosed(store, "version", Disposition.REPAIRED_CONTENT_CHANGED, "no_text_layer");
         assertClosed(store, "bytes", Disposition.REPAIRED_CONTENT_CHANGED, "no_text_layer");
         assertClosed(store, "parser", Disposition.REPAIRED_PARSER_FIXED, "no_text_layer");
-        assertClosed(store, "nothing", Disposition.REPAIRED_PARSER_FIXED, DocumentIndex.NO_CHANGE_SEEN);
+        assertClosed(store, "nothing", Disposition.REPAIRED_PARSER_FIXED, RepairClose.NO_CHANGE_SEEN);
         assertThat(outcome(attempt)).as("the attempt closed in the same transaction").isEqualTo("indexed/index");
         assertThat(query("SELECT count(*) FROM quarantine_attempt")).as("a close appends no attempt (as the drain)")
                 .isEqualTo(4);
@@ -276,7 +276,7 @@ class DocumentIndexTest extends PostgresTestBase {
         assertThat(index.index(docWithSha("before-fetch-p1", "v1", sha256(new byte[] {2})))).isEqualTo(IndexOutcome.INDEXED);
 
         assertClosed(store, "before-fetch-p0", Disposition.REPAIRED_PARSER_FIXED, "no_text_layer");
-        assertClosed(store, "before-fetch-p1", Disposition.REPAIRED_PARSER_FIXED, DocumentIndex.NO_CHANGE_SEEN);
+        assertClosed(store, "before-fetch-p1", Disposition.REPAIRED_PARSER_FIXED, RepairClose.NO_CHANGE_SEEN);
         SummaryChecks.assertSummariesMatchTheRecords(dataSource(), "after closing records without a version");
     }
 

@@ -36,6 +36,7 @@ import org.ingestquarantine.ingest.Embedder;
 import org.ingestquarantine.ingest.FolderConnector;
 import org.ingestquarantine.ingest.HttpConnector;
 import org.ingestquarantine.ingest.HttpTimeouts;
+import org.ingestquarantine.ingest.RepairClose;
 import org.ingestquarantine.ingest.SourceAccess;
 import org.ingestquarantine.ingest.SourceConnector;
 import org.ingestquarantine.ingest.SourceRequestThrottle;
@@ -291,7 +292,7 @@ class DrainTest extends PostgresTestBase {
         assertThat(unknown.closedAt()).isNotNull();
         QuarantineRecord same = store.find("web", "unknown-same-parser.pdf").orElseThrow();
         assertThat(same.disposition()).isEqualTo(Disposition.REPAIRED_PARSER_FIXED);
-        assertThat(same.reasonCode()).isEqualTo(DocumentIndex.NO_CHANGE_SEEN);
+        assertThat(same.reasonCode()).isEqualTo(RepairClose.NO_CHANGE_SEEN);
         assertThat(disposition("same-etag.pdf")).as("same etag, other bytes than the stored payload's")
                 .isEqualTo(Disposition.REPAIRED_CONTENT_CHANGED);
         assertThat(query("SELECT string_agg(doc_id, ',' ORDER BY doc_id) FROM documents WHERE state = 'searchable'"))
