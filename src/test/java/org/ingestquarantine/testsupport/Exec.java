@@ -23,12 +23,23 @@ public record Exec(int exitCode, String output) {
 
     /** Runs {@code command} with {@code stdin} as its standard input and waits at most {@code limit}. */
     public static Exec run(List<String> command, byte[] stdin, Duration limit) {
+        return run(command, java.util.Map.of(), stdin, limit);
+    }
+
+    /** Runs {@code command} with {@code env} added to its environment and waits at most {@code limit}. */
+    public static Exec run(List<String> command, java.util.Map<String, String> env, Duration limit) {
+        return run(command, env, new byte[0], limit);
+    }
+
+    private static Exec run(List<String> command, java.util.Map<String, String> env, byte[] stdin, Duration limit) {
         Path out = null;
         try {
             out = Files.createTempFile("exec-", ".out");
             Path in = Files.write(Files.createTempFile("exec-", ".in"), stdin);
-            Process p = new ProcessBuilder(command).redirectErrorStream(true)
-                    .redirectInput(in.toFile()).redirectOutput(out.toFile()).start();
+            ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectInput(in.toFile()).redirectOutput(out.toFile());
+            pb.environment().putAll(env);
+            Process p = pb.start();
             boolean ended = p.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS);
             Files.delete(in);
             if (!ended) {
