@@ -145,9 +145,10 @@ public final class SeedDemo {
                 WHERE q.dlq_id >= '01SEED' || lpad(?::text, 20, '0') AND q.dlq_id < '01SEED' || lpad(?::text, 20, '0')
                 """;
         String totals = """
-                INSERT INTO source_totals (source, documents, counted_at, counted_by)
-                SELECT source, count(*), now(), 'seed-demo' FROM quarantine GROUP BY source
-                ON CONFLICT (source) DO UPDATE SET documents = EXCLUDED.documents, counted_at = now()
+                INSERT INTO source_totals (source, documents, counted_at, counted_by, obtained_by)
+                SELECT source, count(*), now(), 'seed-demo', 'stated' FROM quarantine GROUP BY source
+                ON CONFLICT (source) DO UPDATE SET documents = EXCLUDED.documents, counted_at = now(),
+                    obtained_by = EXCLUDED.obtained_by
                 """;
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(false);
