@@ -23,7 +23,7 @@ import org.ingestquarantine.parse.ParserVersion;
  * spread evenly over {@code tailFingerprints} more; about one record in ten is closed as repaired (chosen independently of
  * the fingerprint, so every cohort keeps open records). Document ids,
  * fingerprints and cohort membership are assigned by multiplicative permutations, so every share is exact to
- * the document. Each source gets a total ({@code source_totals}) equal to its records. The summaries the
+ * the document. Each source gets a total ({@code source_totals}, stated) equal to its records. The summaries the
  * operator's questions read ({@code quarantine_summary}, {@code source_summary}) are filled by the same
  * triggers as for any write, inside the same transaction.
  */
