@@ -161,6 +161,8 @@ class OperatorPageIT extends PostgresTestBase {
         awaitView("overview");
 
         assertThat(cell("manuals", "coverage")).isEqualTo("100.0%");
+        assertThat(cell("manuals", "total-by")).as("how the total was obtained, and when").matches("ingest, \\d+s ago");
+        assertThat(cell("web-intake", "total-by")).isEqualTo("–");
         assertThat(cell("manuals", "oldest-open")).isEqualTo("none open");
         assertThat(cell("web-intake", "coverage")).isEqualTo("total unknown");
         assertThat(cell("web-intake", "oldest-open")).startsWith("9d 2h");
