@@ -79,6 +79,7 @@ function timeCell(instant) {
 }
 
 // floor, so that 99.96% never reads as 100.0%
+// to a tenth, rounded down: the digits the coverage command and the coverage alert print (metrics/CoverageRatio)
 function percent(ratio) { return (Math.floor(ratio * 1000) / 10).toFixed(1) + '%'; }
 
 function cohortHref(c) {
@@ -101,12 +102,15 @@ function coverageSection(sources) {
       ? el('td', { class: 'coverage ' + level },
           el('span', { class: 'bar' }, el('span', { class: 'fill', style: null, dataset: { ratio: s.coverage } })),
           el('span', { class: 'pct' }, percent(s.coverage)))
-      : el('td', { class: 'coverage unknown', title: 'the connector never counted this source' }, 'total unknown');
+      : el('td', { class: 'coverage unknown', title: 'no total: never listed, stated or ingested' }, 'total unknown');
+    const hasTotal = s.total !== null && s.total !== undefined;
     const oldest = durationSeconds(s.oldest_open_age);
     return el('tr', { dataset: { source: s.source } },
       el('th', { scope: 'row', class: 'source' }, s.source),
       cov,
       el('td', { class: 'n total' }, known ? num(s.total) : '–'),
+      el('td', { class: 'total-by', title: s.total_counted_at || 'no total' },
+        hasTotal ? s.total_by + ', ' + age(s.total_age_seconds) + ' ago' : '–'),
       el('td', { class: 'n indexed' }, known ? num(s.indexed) : '–'),
       el('td', { class: 'n open' }, known ? num(s.open_quarantined) : '–'),
       el('td', { class: 'n unindexable' }, known ? num(s.unindexable) : '–'),
@@ -115,8 +119,8 @@ function coverageSection(sources) {
   });
   return el('section', { id: 'coverage-section' },
     el('h2', {}, 'Coverage per source'),
-    el('p', { class: 'hint' }, 'indexed / (indexed + open quarantined + unindexable). Moving a cohort to unindexable does not raise it.'),
-    table('coverage', ['source', 'coverage', { label: 'total', n: 1 }, { label: 'indexed', n: 1 },
+    el('p', { class: 'hint' }, 'indexed / the source\'s total (listed, stated or ingested), or indexed + open quarantined + unindexable + erased where more were seen. Moving a cohort to unindexable does not raise it.'),
+    table('coverage', ['source', 'coverage', { label: 'total', n: 1 }, 'total from', { label: 'indexed', n: 1 },
       { label: 'open', n: 1 }, { label: 'unindexable', n: 1 }, { label: 'oldest open', n: 1 }], rows,
     'No source has reported documents or failures yet.'));
 }

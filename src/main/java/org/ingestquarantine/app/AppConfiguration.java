@@ -8,6 +8,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
@@ -62,6 +63,9 @@ import org.ingestquarantine.ingest.SourceAccess;
 import org.ingestquarantine.ingest.SourceConnector;
 import org.ingestquarantine.ingest.SourceRequestThrottle;
 import org.ingestquarantine.ingest.SourceTotals;
+import org.ingestquarantine.ingest.FolderLister;
+import org.ingestquarantine.ingest.SourceListing;
+import org.ingestquarantine.operator.SourceCounts;
 import org.ingestquarantine.ingest.WindowChunker;
 import org.ingestquarantine.metrics.PipelineMetrics;
 import org.ingestquarantine.metrics.ScrapeEndpoint;
@@ -102,7 +106,8 @@ import org.slf4j.LoggerFactory;
  * {@code management.host}, {@code management.port} (the scrape endpoint; 0 = any free port),
  * {@code metrics.store-poll-ms}, {@code metrics.new-fingerprint-window-ms}, {@code operator.retention-age-days}
  * (see {@link StoreGauges}), {@value #SERVE_OPERATOR_API} with {@code operator.api-host}, {@code operator.api-port}
- * and {@code operator.api-token} (see {@link OperatorApi}),
+ * and {@code operator.api-token} (see {@link OperatorApi}), {@value #LIST_SOURCES} with
+ * {@code sources.count-interval-ms} and {@code sources.count-max-documents} (see {@link SourceListing}),
  * {@code parse.mode} (pool | in-process; in-process only for debugging: a hostile document can then take
  * the consumer down), {@code chunk.max-chars}, {@code chunk.max-tokens} (default: {@code embed.max-tokens} - 2, the embedder's; tests only), {@code chunk.overlap-words}, {@code embed.threads}, {@code embed.batch-chunks}, {@code embed.max-tokens} (see
  * {@link MiniLmEmbedder}), {@code failure.<class>.*} (see
@@ -118,6 +123,12 @@ public final class AppConfiguration implements CamelConfiguration {
      * default {@code false} leaves {@code ingest} and the tests without it).
      */
     public static final String SERVE_OPERATOR_API = "iq.serve-operator-api";
+
+    /**
+     * Property that makes the application list its sources every {@value SourceListing#INTERVAL_PROPERTY}
+     * ({@code true} from {@code run}; {@code ingest} counts its folder itself).
+     */
+    public static final String LIST_SOURCES = "iq.list-sources";
 
     /** Name of the bound String: the operator page's URL when the API is served, with the port actually taken. */
     public static final String OPERATOR_PAGE_URL = "operatorPageUrl";
@@ -239,15 +250,22 @@ public final class AppConfiguration implements CamelConfiguration {
         registry.bind("quarantineStore", store);
         registry.bind("documentIndex", index);
         registry.bind("quarantineQueries", new QuarantineQueries(database.dataSource()));
-        registry.bind("sourceTotals", new SourceTotals(database.dataSource(), clock));
+        SourceTotals totals = new SourceTotals(database.dataSource(), clock);
+        registry.bind("sourceTotals", totals);
+        SourceListing listing = sourceListing(settings, sourceAccess, totals);
+        Duration listEvery = settings.requiredMillis(SourceListing.INTERVAL_PROPERTY);
+        if (Boolean.parseBoolean(settings.string(LIST_SOURCES, "false")) && !listEvery.isZero()) {
+            started.push(listing.every(listEvery, sourceAccess::sourceNames));
+        }
         registry.bind("dlqSweeper", new DlqSweeper(store, reader, broker, clock, settings.requiredMillis("dlq.sweep-backoff-initial-ms"),
                 settings.requiredMillis("dlq.sweep-backoff-max-ms")));
         registry.bind("quarantineRecorder", new QuarantineRecorder(store, versions, metrics));
         if (Boolean.parseBoolean(settings.string(SERVE_OPERATOR_API, "false"))) {
-            startOperatorApi(settings, registry, started, new OperatorApi.Backend(
-                    new OperatorService(database.dataSource(), store, payloads, clock, sourceAccess.sourceNames()),
+            OperatorService service = new OperatorService(database.dataSource(), store, payloads, clock,
+                    sourceAccess.sourceNames());
+            startOperatorApi(settings, registry, started, new OperatorApi.Backend(service,
                     new Dispositions(database.dataSource(), store, payloads, clock),
-                    new OperatorRegisters(database.dataSource())));
+                    new OperatorRegisters(database.dataSource()), new SourceCounts(service, listing, totals)));
         }
     }
 
@@ -335,6 +353,15 @@ public final class AppConfiguration implements CamelConfiguration {
         System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith(SourceAccess.PREFIX))
                 .forEach(k -> p.setProperty(k, System.getProperty(k)));
         return SourceAccess.fromProperties(p);
+    }
+
+    /**
+     * @return the listing of the sources by every lister there is (a folder walk of {@code file-roots}, bounded by
+     *     {@value FolderLister#MAX_DOCUMENTS_PROPERTY})
+     */
+    static SourceListing sourceListing(Settings settings, SourceAccess access, SourceTotals totals) {
+        return new SourceListing(List.of(new FolderLister(access,
+                settings.requiredNumber(FolderLister.MAX_DOCUMENTS_PROPERTY))), totals);
     }
 
     /** @return the HTTP connector's bounds, {@code http.*} */

@@ -22,6 +22,7 @@ import org.ingestquarantine.operator.Dispositions;
 import org.ingestquarantine.operator.Drain;
 import org.ingestquarantine.operator.OperatorRegisters;
 import org.ingestquarantine.operator.OperatorService;
+import org.ingestquarantine.operator.SourceCounts;
 import org.ingestquarantine.parse.DocumentParser;
 import org.ingestquarantine.parse.ParserVersion;
 import org.ingestquarantine.parse.WorkerPoolParser;
@@ -189,6 +190,12 @@ public final class OperatorRuntime implements AutoCloseable {
     /** @return dispose, expire-payloads, erase and journal pruning */
     public Dispositions dispositions() {
         return new Dispositions(database.dataSource(), store, payloads, Clock.systemUTC());
+    }
+
+    /** @return the sources' totals: listed now by this configuration's listers, or stated */
+    public SourceCounts sourceCounts() {
+        SourceTotals totals = new SourceTotals(database.dataSource(), Clock.systemUTC());
+        return new SourceCounts(service, AppConfiguration.sourceListing(settings, sources, totals), totals);
     }
 
     /** @return the page's lists: a cohort's records, the unindexable register, the drain runs */

@@ -12,7 +12,8 @@ import picocli.CommandLine.Spec;
 /**
  * {@code run}: the production consumer. Consumes from the profile's broker until stopped; SIGTERM
  * finishes the in-flight documents, acknowledges nothing unfinished, and exits 0. While it consumes it serves
- * the operator API and page as {@code serve} does, when {@code operator.api-token} is set.
+ * the operator API and page as {@code serve} does, when {@code operator.api-token} is set, and lists its sources
+ * every {@code sources.count-interval-ms} (when more than 0).
  */
 @Command(name = "run", mixinStandardHelpOptions = true,
         description = {"Consume from the profile's broker until stopped (SIGTERM finishes in-flight documents).",
@@ -31,7 +32,8 @@ final class RunCommand implements Callable<Integer> {
         if (!common.check("run", spec.commandLine().getErr())) {
             return 2;
         }
-        PipelineApp.runUntilStopped(common.profile, common.dataDir, Map.of(AppConfiguration.SERVE_OPERATOR_API, "true"));
+        PipelineApp.runUntilStopped(common.profile, common.dataDir, Map.of(AppConfiguration.SERVE_OPERATOR_API, "true",
+                AppConfiguration.LIST_SOURCES, "true"));
         return 0;
     }
 }

@@ -135,7 +135,7 @@ record RunSummary(String source, int documents, int indexed, int unchanged, Map<
         reasons.forEach((k, v) -> b.append(String.format("  %-40s %d%n", k, v)));
         b.append(String.format("fingerprints  %d distinct%n", fingerprints));
         b.append(String.format("coverage      %s of source '%s' (indexed / (indexed + open quarantined + unindexable + erased))%n",
-                coverage == null ? "n/a" : String.format("%.1f%%", coverage * 100.0), source));
+                coverage == null ? "n/a" : org.ingestquarantine.metrics.CoverageRatio.percent(coverage), source));
         if (!unsettled.isEmpty()) {
             b.append(String.format("UNSETTLED     %d: %s (still on the broker or in its dead-letter queue)%n",
                     unsettled.size(), unsettled));

@@ -13,7 +13,7 @@ import picocli.CommandLine.Option;
 @Command(name = "serve", mixinStandardHelpOptions = true,
         description = {"Serves the operator page (/) and HTTP JSON API (GET /api/stats, /api/cohorts, /api/coverage,"
                 + " /api/records/<ref>, /api/records?fingerprint=F, /api/unindexable, /api/drains, /api/overdue;"
-                + " POST /api/dispose) over the data folder's database, until SIGTERM or Ctrl-C. Listens on"
+                + " POST /api/dispose, /api/sources/<source>/count, /api/sources/<source>/total) over the data folder's database, until SIGTERM or Ctrl-C. Listens on"
                 + " operator.api-host (default loopback); every API request needs 'Authorization: Bearer"
                 + " <operator.api-token>', which the page asks for."})
 final class ServeCommand extends OperatorCommand {
@@ -31,7 +31,7 @@ final class ServeCommand extends OperatorCommand {
             sun.misc.Signal.handle(new sun.misc.Signal(signal), s -> stop.countDown());
         }
         try (OperatorApi api = OperatorApi.start(address, new OperatorApi.Backend(runtime.service(),
-                        runtime.dispositions(), runtime.registers()), settings.find("operator.api-token").orElse(null),
+                        runtime.dispositions(), runtime.registers(), runtime.sourceCounts()), settings.find("operator.api-token").orElse(null),
                 Duration.ofDays(settings.requiredNumber("operator.retention-age-days")))) {
             out.println("serving the operator page on http://" + address.getHostString() + ":" + api.port()
                     + "/ and its API under /api/ (SIGTERM or Ctrl-C stops)");

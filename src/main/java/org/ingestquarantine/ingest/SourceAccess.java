@@ -108,6 +108,16 @@ public final class SourceAccess {
     }
 
     /**
+     * @param source a source name
+     * @return the real paths of its {@code sources.<name>.file-roots}, empty for a source without any (or not
+     *     configured): where a {@link FolderLister} walks
+     */
+    public List<Path> fileRoots(String source) {
+        Source s = source == null ? null : sources.get(source);
+        return s == null ? List.of() : s.fileRoots();
+    }
+
+    /**
      * @param source the message's source
      * @return the guard for that source's URIs, to be asked before the first read and on every redirect
      * @throws PermanentInputException with reason {@code unknown_source} when the source is not configured

@@ -6,6 +6,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
+import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Objects;
 import java.util.Optional;
@@ -16,11 +17,46 @@ import org.ingestquarantine.db.SqlFailure;
 import org.ingestquarantine.db.SqlTime;
 
 /**
- * How many documents each source holds, as its connector last counted them: table {@code source_totals},
- * the known denominator of coverage. The folder connector knows its file count; an HTTP source that cannot
- * list its documents never writes one. Thread-safe; each call commits on its own.
+ * How many documents each source holds, as last obtained: table {@code source_totals}, the known denominator of
+ * coverage. A total is obtained one of three ways ({@link Obtained}): the file count of an {@code ingest <folder>},
+ * a listing of the source's configured roots ({@link SourceListing}), or stated by a producer or an operator who
+ * knows it ({@code sources set-total}); each row says which, when and by whom. A source with none has no coverage.
+ * Thread-safe; each call commits on its own.
  */
 public final class SourceTotals {
+
+    /** How a total was obtained: {@code source_totals.obtained_by} (V19). */
+    public enum Obtained {
+        /** Counted by a {@link SourceLister} over the source's configured roots. */
+        LISTED("listed"),
+        /** Said by a producer or an operator who knows it. */
+        STATED("stated"),
+        /** The file count of an {@code ingest <folder>}. */
+        INGEST("ingest");
+
+        private final String code;
+
+        Obtained(String code) {
+            this.code = code;
+        }
+
+        /** @return the stored code */
+        public String code() {
+            return code;
+        }
+    }
+
+    /**
+     * One source's total and how it was obtained.
+     *
+     * @param source source name
+     * @param documents documents it holds
+     * @param obtainedBy {@link Obtained#code()}: listed, stated or ingest
+     * @param countedAt when
+     * @param countedBy the lister's version (e.g. {@link FolderConnector#VERSION}) or who stated it
+     */
+    public record Total(String source, long documents, String obtainedBy, Instant countedAt, String countedBy) {
+    }
 
     private final DataSource dataSource;
     private final Clock clock;
@@ -35,24 +71,43 @@ public final class SourceTotals {
     }
 
     /**
-     * Sets the source's total, replacing the last count.
+     * Sets the source's total as {@code ingest <folder>} counted it ({@link Obtained#INGEST}), replacing the last.
      *
      * @param source connector name
      * @param documents documents the source holds now, not negative
      * @param countedBy the connector's version, e.g. {@link FolderConnector#VERSION}
-     * @param baseUri where the source's doc_ids resolve ({@code <baseUri><doc_id>}), e.g. the folder's
-     *     {@code file:} URI ending in {@code /}; null if they do not
+     * @param baseUri where the source's doc_ids resolve, or null (see {@link #record(String, long, Obtained,
+     *     String, URI)})
      * @throws IllegalArgumentException if {@code documents} is negative
      * @throws DatabaseAccessException if the database fails
      */
     public void record(String source, long documents, String countedBy, URI baseUri) {
+        record(source, documents, Obtained.INGEST, countedBy, baseUri);
+    }
+
+    /**
+     * Sets the source's total, replacing the last one however that was obtained.
+     *
+     * @param source connector name
+     * @param documents documents the source holds now, not negative
+     * @param obtained how the total was obtained
+     * @param countedBy the lister's or connector's version, e.g. {@link FolderConnector#VERSION}, or who stated it
+     * @param baseUri where the source's doc_ids resolve ({@code <baseUri><doc_id>}), e.g. the folder's
+     *     {@code file:} URI ending in {@code /}; null keeps the one recorded before (a listing or a stated
+     *     total does not know it, and must not make a later drain forget where an ingest read)
+     * @throws IllegalArgumentException if {@code documents} is negative
+     * @throws DatabaseAccessException if the database fails
+     */
+    public void record(String source, long documents, Obtained obtained, String countedBy, URI baseUri) {
         if (documents < 0) {
             throw new IllegalArgumentException("a source holds 0 or more documents, not " + documents);
         }
         String sql = """
-                INSERT INTO source_totals (source, documents, counted_at, counted_by, base_uri) VALUES (?, ?, ?, ?, ?)
-                ON CONFLICT (source) DO UPDATE SET documents = EXCLUDED.documents,
-                    counted_at = EXCLUDED.counted_at, counted_by = EXCLUDED.counted_by, base_uri = EXCLUDED.base_uri
+                INSERT INTO source_totals (source, documents, counted_at, counted_by, base_uri, obtained_by)
+                VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT (source) DO UPDATE SET documents = EXCLUDED.documents, counted_at = EXCLUDED.counted_at,
+                    counted_by = EXCLUDED.counted_by, obtained_by = EXCLUDED.obtained_by,
+                    base_uri = COALESCE(EXCLUDED.base_uri, source_totals.base_uri)
                 """;
         try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(sql)) {
             s.setString(1, source);
@@ -60,6 +115,7 @@ public final class SourceTotals {
             SqlTime.set(s, 3, clock.instant().truncatedTo(ChronoUnit.MICROS));
             s.setString(4, countedBy);
             s.setString(5, baseUri == null ? null : baseUri.toString());
+            s.setString(6, obtained.code());
             s.executeUpdate();
         } catch (SQLException e) {
             throw new DatabaseAccessException("total of source " + source + " was not written ("
@@ -81,6 +137,25 @@ public final class SourceTotals {
             }
         } catch (SQLException e) {
             throw new DatabaseAccessException("base URI of source " + source + " could not be read ("
+                    + SqlFailure.describe(e) + "); retry when PostgreSQL answers again", e);
+        }
+    }
+
+    /**
+     * @param source connector name
+     * @return its total and how it was obtained, empty if it has none
+     * @throws DatabaseAccessException if the database fails
+     */
+    public Optional<Total> find(String source) {
+        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(
+                "SELECT documents, obtained_by, counted_at, counted_by FROM source_totals WHERE source = ?")) {
+            s.setString(1, source);
+            try (ResultSet rs = s.executeQuery()) {
+                return rs.next() ? Optional.of(new Total(source, rs.getLong(1), rs.getString(2),
+                        SqlTime.get(rs, "counted_at"), rs.getString(4))) : Optional.empty();
+            }
+        } catch (SQLException e) {
+            throw new DatabaseAccessException("total of source " + source + " could not be read ("
                     + SqlFailure.describe(e) + "); retry when PostgreSQL answers again", e);
         }
     }

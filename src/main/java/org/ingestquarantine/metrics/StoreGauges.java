@@ -28,9 +28,10 @@ import org.slf4j.LoggerFactory;
  *   <li>{@value #OPEN} {source}: open quarantine records (documents), 0 for a source with none;</li>
  *   <li>{@value #OLDEST} {source}: age of the oldest open record, only where one is open;</li>
  *   <li>{@value #TOTAL} {source}: the source's known total of documents: {@code source_totals.documents}
- *       where that table exists, else what the store knows (indexed + open quarantined + unindexable);</li>
- *   <li>{@value #COVERAGE} {source}: indexed / that total; absent where the total is unknown (a
- *       {@code source_totals} table without a row for the source) or 0;</li>
+ *       (listed, stated or counted by an ingest) where that table exists, else what the store knows (indexed +
+ *       open quarantined + unindexable + erased);</li>
+ *   <li>{@value #COVERAGE} {source}: {@link CoverageRatio#of} of that total, the figure {@code coverage} prints;
+ *       absent where the total is unknown (a {@code source_totals} table without a row for the source) or 0;</li>
  *   <li>{@value #NEW_FINGERPRINTS}: error fingerprints first seen within {@link Windows#newFingerprint()};</li>
  *   <li>{@value #OVERDUE} {owner}: open records first seen more than {@link Windows#overdueAfter()} ago,
  *       owner {@value #NO_OWNER} where none is set;</li>
@@ -192,8 +193,9 @@ public final class StoreGauges implements AutoCloseable {
             }
             if (s.total() != null) {
                 totalRows.add(MultiGauge.Row.of(tags, s.total()));
-                if (s.total() > 0) {
-                    coverageRows.add(MultiGauge.Row.of(tags, (double) s.indexed() / s.total()));
+                Double ratio = CoverageRatio.of(s.total(), s.indexed(), s.notSearchable());
+                if (ratio != null) {
+                    coverageRows.add(MultiGauge.Row.of(tags, ratio));
                 }
             }
         }
@@ -208,7 +210,8 @@ public final class StoreGauges implements AutoCloseable {
     }
 
     /** One source's reading; {@code total} null when unknown. */
-    private record SourceRow(String source, long indexed, long open, Long total, Double oldestOpenAgeSeconds) {
+    private record SourceRow(String source, long indexed, long open, long notSearchable, Long total,
+                             Double oldestOpenAgeSeconds) {
     }
 
     private static SourceRow sourceRow(ResultSet rs) throws SQLException {
@@ -217,13 +220,13 @@ public final class StoreGauges implements AutoCloseable {
         double oldest = rs.getDouble("oldest_age");
         boolean anyOpen = !rs.wasNull();
         return new SourceRow(rs.getString("source"), rs.getLong("indexed"), rs.getLong("open"),
-                totalKnown ? total : null, anyOpen ? oldest : null);
+                rs.getLong("not_searchable"), totalKnown ? total : null, anyOpen ? oldest : null);
     }
 
     /**
-     * Per source: indexed (searchable) documents, open records, the known total and the oldest open age. The
-     * store's own total is DESIGN.md §5's coverage denominator: indexed + open quarantined (not since indexed)
-     * + unindexable + erased (not since indexed).
+     * Per source: indexed (searchable) documents, open records, records whose document is not searchable (open,
+     * unindexable, erased), the known total and the oldest open age. The store's own total is DESIGN.md §5's
+     * coverage denominator: indexed + open quarantined + unindexable + erased (each not since indexed).
      */
     private static String sourcesSql(boolean totalsKnown) {
         return """
@@ -237,7 +240,9 @@ public final class StoreGauges implements AutoCloseable {
                            count(*) FILTER (WHERE q.disposition = 'open' AND NOT EXISTS (
                                SELECT 1 FROM documents d WHERE d.source = q.source AND d.doc_id = q.doc_id
                                    AND d.state = 'searchable')) AS missing_n,
-                           count(*) FILTER (WHERE q.disposition = 'unindexable') AS unindexable_n,
+                           count(*) FILTER (WHERE q.disposition = 'unindexable' AND NOT EXISTS (
+                               SELECT 1 FROM documents d WHERE d.source = q.source AND d.doc_id = q.doc_id
+                                   AND d.state = 'searchable')) AS unindexable_n,
                            count(*) FILTER (WHERE q.disposition = 'erased' AND NOT EXISTS (
                                SELECT 1 FROM documents d WHERE d.source = q.source AND d.doc_id = q.doc_id
                                    AND d.state = 'searchable')) AS erased_n,
@@ -246,6 +251,8 @@ public final class StoreGauges implements AutoCloseable {
                     FROM quarantine q GROUP BY q.source
                 )
                 SELECT s.source, COALESCE(i.n, 0) AS indexed, COALESCE(q.open_n, 0) AS open, q.oldest_age,
+                       COALESCE(q.missing_n, 0) + COALESCE(q.unindexable_n, 0) + COALESCE(q.erased_n, 0)
+                           AS not_searchable,
                        %s AS total
                 FROM sources s LEFT JOIN indexed i ON i.source = s.source
                     LEFT JOIN quarantined q ON q.source = s.source %s

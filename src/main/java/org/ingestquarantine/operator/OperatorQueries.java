@@ -16,6 +16,7 @@ import javax.sql.DataSource;
 import org.ingestquarantine.db.DatabaseAccessException;
 import org.ingestquarantine.db.SqlFailure;
 import org.ingestquarantine.db.SqlTime;
+import org.ingestquarantine.metrics.CoverageRatio;
 import org.ingestquarantine.quarantine.Disposition;
 
 /**
@@ -178,7 +179,7 @@ final class OperatorQueries {
                     UNION SELECT source FROM source_summary WHERE indexed > 0
                     UNION SELECT source FROM q
                 )
-                SELECT s.source, t.documents AS total, COALESCE(i.indexed, 0) AS indexed,
+                SELECT s.source, t.documents AS total, t.obtained_by, t.counted_at, COALESCE(i.indexed, 0) AS indexed,
                        COALESCE(q.open_n, 0) - COALESCE(i.open_indexed, 0) AS open_n,
                        COALESCE(q.unindexable_n, 0) - COALESCE(i.unindexable_indexed, 0) AS unindexable_n,
                        COALESCE(q.erased_n, 0) - COALESCE(ei.n, 0) AS erased_n, q.oldest_open
@@ -194,11 +195,13 @@ final class OperatorQueries {
             long open = rs.getLong("open_n");
             long unindexable = rs.getLong("unindexable_n");
             long erased = rs.getLong("erased_n");
-            long denominator = indexed + open + unindexable + erased;
-            Double coverage = total == null || denominator == 0 ? null : (double) indexed / denominator;
+            long notSearchable = open + unindexable + erased;
             Instant oldest = SqlTime.get(rs, "oldest_open");
-            rows.add(new CoverageRow(rs.getString("source"), total, indexed, open, unindexable, erased, coverage, oldest,
-                    oldest == null ? null : Duration.between(oldest, now)));
+            Instant counted = SqlTime.get(rs, "counted_at");
+            rows.add(new CoverageRow(rs.getString("source"), total, rs.getString("obtained_by"), counted,
+                    counted == null ? null : Duration.between(counted, now), indexed, open, unindexable, erased,
+                    CoverageRatio.unseen(total, indexed, notSearchable), CoverageRatio.of(total, indexed, notSearchable),
+                    oldest, oldest == null ? null : Duration.between(oldest, now)));
         });
         return rows;
     }

@@ -23,7 +23,7 @@ import org.ingestquarantine.parse.ParserVersion;
  * spread evenly over {@code tailFingerprints} more; about one record in ten is closed as repaired (chosen independently of
  * the fingerprint, so every cohort keeps open records). Document ids,
  * fingerprints and cohort membership are assigned by multiplicative permutations, so every share is exact to
- * the document. Each source gets a total ({@code source_totals}) equal to its records. The summaries the
+ * the document. Each source gets a total ({@code source_totals}, stated) equal to its records. The summaries the
  * operator's questions read ({@code quarantine_summary}, {@code source_summary}) are filled by the same
  * triggers as for any write, inside the same transaction.
  */
@@ -145,9 +145,10 @@ public final class SeedDemo {
                 WHERE q.dlq_id >= '01SEED' || lpad(?::text, 20, '0') AND q.dlq_id < '01SEED' || lpad(?::text, 20, '0')
                 """;
         String totals = """
-                INSERT INTO source_totals (source, documents, counted_at, counted_by)
-                SELECT source, count(*), now(), 'seed-demo' FROM quarantine GROUP BY source
-                ON CONFLICT (source) DO UPDATE SET documents = EXCLUDED.documents, counted_at = now()
+                INSERT INTO source_totals (source, documents, counted_at, counted_by, obtained_by)
+                SELECT source, count(*), now(), 'seed-demo', 'stated' FROM quarantine GROUP BY source
+                ON CONFLICT (source) DO UPDATE SET documents = EXCLUDED.documents, counted_at = now(),
+                    obtained_by = EXCLUDED.obtained_by
                 """;
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(false);

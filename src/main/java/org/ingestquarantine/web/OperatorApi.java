@@ -21,6 +21,7 @@ import org.ingestquarantine.operator.BadOperatorInputException;
 import org.ingestquarantine.operator.Dispositions;
 import org.ingestquarantine.operator.OperatorRegisters;
 import org.ingestquarantine.operator.OperatorService;
+import org.ingestquarantine.operator.SourceCounts;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,23 +43,32 @@ import org.slf4j.LoggerFactory;
  *       ({@link OperatorRegisters#DEFAULT_DRAIN_RUNS} without a limit)</li>
  *   <li>{@code GET /api/overdue?older_than_days=D}</li>
  *   <li>{@code POST /api/dispose} with {@code {"fingerprint", "parser_version"?, "reason", "owner"}}</li>
+ *   <li>{@code POST /api/sources/<source>/count}: lists the source now and records its total ({@code listed});
+ *       answers the total as {@code sources count --json}</li>
+ *   <li>{@code POST /api/sources/<source>/total} with {@code {"documents": N, "stated_by"?}}: records a stated total
+ *       ({@code stated}, by {@value #STATED_BY} or {@code api:<stated_by>}); answers as {@code sources set-total
+ *       --json}</li>
  * </ul>
  * Durations are ISO-8601 strings in whole seconds with an integer {@code <name>_seconds} beside each, the
  * fraction dropped ({@link OperatorJson}).
  * Status codes: 400 bad input (a malformed record reference or URL encoding too, an unknown {@code class} or
  * {@code source}), 401 no or wrong token, 404 unknown route or record, 405 wrong method,
- * 503 database unreachable; errors are {@code {"error": "<one line>"}}. Logs one line per request without
+ * 500 a listing that failed (a root unreadable, its bound exceeded), 503 database unreachable; errors are {@code {"error": "<one line>"}}. Logs one line per request without
  * query values (they may name documents).
  */
 public final class OperatorApi implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(OperatorApi.class);
 
+    /** {@code counted_by} of a total stated through the API without a {@code stated_by}. */
+    public static final String STATED_BY = "api";
+
     private final HttpServer server;
     private final ExecutorService executor;
     private final OperatorService service;
     private final Dispositions dispositions;
     private final OperatorRegisters registers;
+    private final SourceCounts totals;
     private final byte[] token;
     private final Duration defaultOverdueAge;
 
@@ -68,13 +78,16 @@ public final class OperatorApi implements AutoCloseable {
      * @param service the questions
      * @param dispositions the actions
      * @param registers the lists the page shows (a cohort's records, unindexable register, drain runs)
+     * @param totals the sources' totals: listed now or stated
      */
-    public record Backend(OperatorService service, Dispositions dispositions, OperatorRegisters registers) {
+    public record Backend(OperatorService service, Dispositions dispositions, OperatorRegisters registers,
+                          SourceCounts totals) {
         /** @throws NullPointerException if any part is missing */
         public Backend {
             Objects.requireNonNull(service, "service");
             Objects.requireNonNull(dispositions, "dispositions");
             Objects.requireNonNull(registers, "registers");
+            Objects.requireNonNull(totals, "totals");
         }
     }
 
@@ -83,6 +96,7 @@ public final class OperatorApi implements AutoCloseable {
         this.service = backend.service();
         this.dispositions = backend.dispositions();
         this.registers = backend.registers();
+        this.totals = backend.totals();
         this.token = token.getBytes(StandardCharsets.UTF_8);
         this.defaultOverdueAge = defaultOverdueAge;
         this.executor = Executors.newFixedThreadPool(2, r -> {
@@ -136,7 +150,8 @@ public final class OperatorApi implements AutoCloseable {
                 if (body == null) {
                     body = Map.of("error", "no such route; see GET /api/stats, /api/cohorts, /api/coverage,"
                             + " /api/records/<ref>, /api/records?fingerprint=F, /api/unindexable, /api/drains,"
-                            + " /api/overdue, POST /api/dispose");
+                            + " /api/overdue, POST /api/dispose, POST /api/sources/<source>/count,"
+                            + " POST /api/sources/<source>/total");
                 }
             }
         } catch (MethodNotAllowed e) {
@@ -147,6 +162,9 @@ public final class OperatorApi implements AutoCloseable {
             body = Map.of("error", e.getMessage());
         } catch (DatabaseAccessException e) {
             status = 503;
+            body = Map.of("error", e.getMessage());
+        } catch (SourceCounts.ListingFailedException e) {
+            status = 500;
             body = Map.of("error", e.getMessage());
         } catch (RuntimeException e) {
             status = 500;
@@ -179,15 +197,13 @@ public final class OperatorApi implements AutoCloseable {
         Map<String, String> q = query(x.getRequestURI().getRawQuery());
         if (path.equals("dispose")) {
             requireMethod(x, "POST");
-            JsonNode body;
-            try (InputStream in = x.getRequestBody()) {
-                body = OperatorJson.MAPPER.readTree(in);
-            } catch (IOException e) {
-                throw new BadOperatorInputException("the body is not JSON");
-            }
+            JsonNode body = body(x);
             int moved = dispositions.disposeUnindexable(text(body, "fingerprint"), text(body, "parser_version"),
                     text(body, "reason"), text(body, "owner"));
             return Map.of("unindexable", moved);
+        }
+        if (path.startsWith("sources/")) {
+            return sources(x, path.substring("sources/".length()));
         }
         requireMethod(x, "GET");
         return switch (path.contains("/") ? path.substring(0, path.indexOf('/')) : path) {
@@ -205,6 +221,35 @@ public final class OperatorApi implements AutoCloseable {
                     : null;
             default -> null;
         };
+    }
+
+    /** {@code POST /api/sources/<source>/count} and {@code .../total}; null (404) for any other path. */
+    private Object sources(HttpExchange x, String rest) throws IOException {
+        int slash = rest.lastIndexOf('/');
+        String action = slash < 0 ? "" : rest.substring(slash + 1);
+        if (slash <= 0 || !action.equals("count") && !action.equals("total")) {
+            return null;
+        }
+        requireMethod(x, "POST");
+        String source = decode(rest.substring(0, slash), "the source name");
+        if (action.equals("count")) {
+            return totals.count(source);
+        }
+        JsonNode body = body(x);
+        JsonNode documents = body == null ? null : body.get("documents");
+        if (documents == null || !documents.isIntegralNumber() || !documents.canConvertToLong()) {
+            throw new BadOperatorInputException("give the total as {\"documents\": N}, N a whole number of documents");
+        }
+        String by = text(body, "stated_by");
+        return totals.state(source, documents.asLong(), by == null ? STATED_BY : STATED_BY + ":" + by);
+    }
+
+    private static JsonNode body(HttpExchange x) {
+        try (InputStream in = x.getRequestBody()) {
+            return OperatorJson.MAPPER.readTree(in);
+        } catch (IOException e) {
+            throw new BadOperatorInputException("the body is not JSON");
+        }
     }
 
     /**

@@ -146,7 +146,64 @@ class OperatorCommandsTest extends PostgresTestBase {
         assertThat(json.at("/sources/0/source").asText()).isEqualTo("contracts");
         assertThat(json.at("/sources/0/open_quarantined").asLong()).isEqualTo(1);
         assertThat(json.at("/sources/0/coverage").isNull()).isTrue();
-        assertThat(run("coverage", "--data-dir", data.toString()).out).containsPattern("contracts\\s+-\\s+0\\s+1\\s+0\\s+0\\s+-\\s+120d");
+        assertThat(run("coverage", "--data-dir", data.toString()).out).containsPattern("contracts\\s+-\\s+-\\s+-\\s+0\\s+1\\s+0\\s+0\\s+0\\s+-\\s+120d");
+    }
+
+    /**
+     * sources count lists a folder source's regular files (no link, nested folders too) and records them as its
+     * listed total; sources set-total records a stated one; coverage then prints both with how they were obtained,
+     * and the digits rounded down. Bad input is one line, exit 2, nothing written.
+     */
+    @Test
+    void shouldListAndStateSourceTotals() throws Exception {
+        Path docs = Files.createDirectories(data.resolve("inbox/2026"));
+        Files.writeString(data.resolve("inbox/a.pdf"), "a");
+        Files.writeString(docs.resolve("b.pdf"), "b");
+        Files.writeString(docs.resolve("c.pdf"), "c");
+        Files.createSymbolicLink(docs.resolve("link.pdf"), docs.resolve("b.pdf"));
+        System.setProperty("sources.inbox.file-roots", data.resolve("inbox").toString());
+        try {
+            Result listed = run("sources", "count", "inbox", "--json", "--data-dir", data.toString());
+            assertThat(listed.code).as(listed.err).isZero();
+            JsonNode total = JSON.readTree(listed.out);
+            assertThat(total.get("documents").asLong()).isEqualTo(3);
+            assertThat(total.get("obtained_by").asText()).isEqualTo("listed");
+            assertThat(run("sources", "count", "inbox", "--data-dir", data.toString()).out)
+                    .startsWith("source 'inbox': total 3 documents, listed at ").contains(" by folder-1");
+
+            Result stated = run("sources", "set-total", "invoices", "7", "--data-dir", data.toString());
+            assertThat(stated.code).as(stated.err).isZero();
+            assertThat(stated.out).contains("source 'invoices': total 7 documents, stated at ");
+            // 3 open of 7 stated, none indexed: 0.0%; contracts has no total
+            Result coverage = run("coverage", "--data-dir", data.toString());
+            assertThat(coverage.out).containsPattern("inbox\\s+3\\s+listed\\s+\\S+\\s+0\\s+0\\s+0\\s+0\\s+3\\s+0\\.0%")
+                    .containsPattern("invoices\\s+7\\s+stated\\s+\\S+\\s+0\\s+3\\s+0\\s+0\\s+4\\s+0\\.0%");
+
+            Result unknown = run("sources", "set-total", "nosuch", "3", "--data-dir", data.toString());
+            assertThat(unknown.code).isEqualTo(2);
+            assertThat(unknown.err.strip()).isEqualTo("set-total: unknown source 'nosuch'; known sources: contracts,"
+                    + " inbox, invoices");
+            Result negative = run("sources", "set-total", "invoices", "-2", "--data-dir", data.toString());
+            assertThat(negative.code).isEqualTo(2);
+            assertThat(negative.err.strip()).isEqualTo("set-total: N is the documents the source holds, 0 or more,"
+                    + " not -2; try 'ingest-quarantine sources set-total --help' for usage");
+            Result notNumber = run("sources", "set-total", "invoices", "many", "--data-dir", data.toString());
+            assertThat(notNumber.code).isEqualTo(2);
+            assertThat(notNumber.err.lines()).hasSize(1);
+            Result notListable = run("sources", "count", "contracts", "--data-dir", data.toString());
+            assertThat(notListable.code).isEqualTo(2);
+            assertThat(notListable.err.strip()).isEqualTo("count: source 'contracts' cannot be listed: this"
+                    + " configuration gives it no sources.contracts.file-roots; state its total instead (sources"
+                    + " set-total contracts N)");
+            Result noSubcommand = run("sources", "--data-dir", data.toString());
+            assertThat(noSubcommand.code).isEqualTo(2);
+            assertThat(noSubcommand.err.lines()).hasSize(1);
+            JsonNode invoices = JSON.readTree(run("coverage", "--json", "--data-dir", data.toString()).out).at("/sources/2");
+            assertThat(invoices.get("source").asText()).isEqualTo("invoices");
+            assertThat(invoices.get("total").asLong()).as("nothing refused was written").isEqualTo(7);
+        } finally {
+            System.clearProperty("sources.inbox.file-roots");
+        }
     }
 
     @Test

@@ -119,6 +119,34 @@ class OperatorServiceTest extends PostgresTestBase {
                 .isInstanceOf(BadOperatorInputException.class).hasMessageContaining("unknown error class 'flaky'");
     }
 
+    /**
+     * A source fed by producers: its listed total counts the documents no message brought yet (unseen) against
+     * coverage; a stale total below what was seen gives way to every document seen, so coverage stays in [0, 1].
+     */
+    @Test
+    void shouldCountUnseenDocumentsOfAListedTotalAndNeverExceedOne() {
+        indexDoc("feed", "a");
+        fail("feed", "x", ErrorClass.AMBIGUOUS_PARSE, "fp1", OLD_PARSER);
+        totals.record("feed", 5, org.ingestquarantine.ingest.SourceTotals.Obtained.LISTED, "folder-1", null);
+        indexDoc("stale", "a");
+        indexDoc("stale", "b");
+        fail("stale", "x", ErrorClass.AMBIGUOUS_PARSE, "fp1", OLD_PARSER);
+        totals.record("stale", 1, org.ingestquarantine.ingest.SourceTotals.Obtained.STATED, "ops", null);
+
+        List<CoverageRow> coverage = service.coverage();
+
+        assertThat(coverage).extracting(CoverageRow::source).containsExactly("feed", "stale");
+        assertThat(coverage.get(0)).extracting(CoverageRow::totalBy, CoverageRow::unseen, CoverageRow::coverage)
+                .containsExactly("listed", 3L, 0.2);
+        assertThat(coverage.get(0).totalCountedAt()).isNotNull();
+        assertThat(coverage.get(1)).extracting(CoverageRow::totalBy, CoverageRow::unseen, CoverageRow::coverage)
+                .containsExactly("stated", 0L, 2.0 / 3);
+        assertThat(org.ingestquarantine.metrics.CoverageRatio.percent(2.0 / 3)).isEqualTo("66.6%");
+        assertThat(org.ingestquarantine.metrics.CoverageRatio.percent(75.0 / 139)).isEqualTo("53.9%");
+        assertThat(org.ingestquarantine.metrics.CoverageRatio.percent(197.0 / 199)).isEqualTo("98.9%");
+        assertThat(org.ingestquarantine.metrics.CoverageRatio.percent(1.0)).isEqualTo("100.0%");
+    }
+
     @Test
     void shouldShowASourceWithoutQuarantineRowsAtFullCoverage() {
         indexDoc("clean", "a");
@@ -134,7 +162,9 @@ class OperatorServiceTest extends PostgresTestBase {
         List<CoverageRow> coverage = service.coverage();
 
         assertThat(coverage).extracting(CoverageRow::source).containsExactly("clean", "empty", "mixed", "web");
-        assertThat(coverage.get(0)).isEqualTo(new CoverageRow("clean", 2L, 2, 0, 0, 0, 1.0, null, null));
+        assertThat(coverage.get(0)).extracting(CoverageRow::total, CoverageRow::totalBy, CoverageRow::indexed,
+                CoverageRow::openQuarantined, CoverageRow::unindexable, CoverageRow::erased, CoverageRow::unseen,
+                CoverageRow::coverage, CoverageRow::oldestOpenAt).containsExactly(2L, "ingest", 2L, 0L, 0L, 0L, 0L, 1.0, null);
         assertThat(coverage.get(1).coverage()).isNull();
         assertThat(coverage.get(2).coverage()).isCloseTo(0.5, within(1e-9));
         CoverageRow web = coverage.get(3);

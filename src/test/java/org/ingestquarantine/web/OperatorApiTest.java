@@ -11,13 +11,20 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.time.Clock;
 import java.time.Duration;
 import org.ingestquarantine.failure.ErrorClass;
 import org.ingestquarantine.operator.Dispositions;
 import org.ingestquarantine.operator.OperatorRegisters;
 import org.ingestquarantine.operator.OperatorService;
+import org.ingestquarantine.operator.SourceCounts;
+import org.ingestquarantine.ingest.FolderLister;
+import org.ingestquarantine.ingest.SourceAccess;
+import org.ingestquarantine.ingest.SourceListing;
+import org.ingestquarantine.ingest.SourceTotals;
 import org.ingestquarantine.quarantine.Disposition;
 import org.ingestquarantine.quarantine.FailureEvidence;
 import org.ingestquarantine.quarantine.LocalPayloadStore;
@@ -45,10 +52,23 @@ class OperatorApiTest extends PostgresTestBase {
     void setUp() throws Exception {
         LocalPayloadStore payloads = new LocalPayloadStore(temp);
         store = new QuarantineStore(dataSource(), payloads, Clock.systemUTC());
-        OperatorService service = new OperatorService(dataSource(), store, payloads, Clock.systemUTC());
+        OperatorService service = new OperatorService(dataSource(), store, payloads, Clock.systemUTC(),
+                List.of("folder", "web"));
+        // a folder source: two documents and one in a subfolder; a link is not counted
+        Path docs = Files.createDirectories(temp.resolve("docs/sub"));
+        Files.writeString(temp.resolve("docs/a.pdf"), "a");
+        Files.writeString(temp.resolve("docs/b.pdf"), "b");
+        Files.writeString(docs.resolve("c.pdf"), "c");
+        Files.createSymbolicLink(temp.resolve("docs/link.pdf"), temp.resolve("docs/a.pdf"));
+        java.util.Properties roots = new java.util.Properties();
+        roots.setProperty("sources.folder.file-roots", temp.resolve("docs").toString());
+        roots.setProperty("sources.web.http-allow", "https://example.org/");
+        SourceTotals totals = new SourceTotals(dataSource(), Clock.systemUTC());
+        SourceCounts counts = new SourceCounts(service, new SourceListing(List.of(new FolderLister(
+                SourceAccess.fromProperties(roots), 1000)), totals), totals);
         api = OperatorApi.start(new InetSocketAddress("127.0.0.1", 0), new OperatorApi.Backend(service,
-                new Dispositions(dataSource(), store, payloads, Clock.systemUTC()), new OperatorRegisters(dataSource())),
-                TOKEN, Duration.ofDays(90));
+                new Dispositions(dataSource(), store, payloads, Clock.systemUTC()), new OperatorRegisters(dataSource()),
+                counts), TOKEN, Duration.ofDays(90));
         for (int i = 0; i < 3; i++) {
             store.record(FailureEvidence.builder("contracts", "2026/lease-" + i + ".pdf").errorClass(ErrorClass.AMBIGUOUS_PARSE)
                     .errorFingerprint("fp-1").parserVersion("p-old").build());
@@ -141,7 +161,7 @@ class OperatorApiTest extends PostgresTestBase {
             HttpResponse<String> unknownSource = get(route, TOKEN);
             assertThat(unknownSource.statusCode()).as(route).isEqualTo(400);
             assertThat(JSON.readTree(unknownSource.body()).get("error").asText())
-                    .isEqualTo("unknown source 'nosuch'; known sources: contracts");
+                    .isEqualTo("unknown source 'nosuch'; known sources: contracts, folder, web");
         }
         assertThat(get("/api/stats?source=contracts", TOKEN).statusCode()).isEqualTo(200);
         assertThat(get("/api/nothing", TOKEN).statusCode()).isEqualTo(404);
@@ -173,15 +193,15 @@ class OperatorApiTest extends PostgresTestBase {
         assertThat(row.get("oldest_open_age_seconds").asLong())
                 .isEqualTo(Duration.parse(row.get("oldest_open_age").asText()).getSeconds());
         // a fraction is dropped (rounded down), never written as a double in exponent form
-        String aged = OperatorJson.write(new org.ingestquarantine.operator.CoverageRow("s", null, 0, 0, 0, 0, null, null,
+        String aged = OperatorJson.write(new org.ingestquarantine.operator.CoverageRow("s", null, null, null, null, 0, 0, 0, 0, 0, null, null,
                 Duration.ofSeconds(34_560_041, 820_295_957)));
         assertThat(aged).contains("\"oldest_open_age\":\"PT9600H41S\",\"oldest_open_age_seconds\":34560041")
                 .doesNotContain("E7");
         assertThat(OperatorJson.write(java.util.Map.of("older_than", Duration.ofMillis(1500)))).isEqualTo(
                 "{\"older_than\":\"PT1S\"}");
-        assertThat(OperatorJson.write(new org.ingestquarantine.operator.CoverageRow("s", null, 0, 0, 0, 0, null, null,
+        assertThat(OperatorJson.write(new org.ingestquarantine.operator.CoverageRow("s", null, null, null, null, 0, 0, 0, 0, 0, null, null,
                 Duration.ofHours(1)))).contains("\"oldest_open_age\":\"PT1H\",\"oldest_open_age_seconds\":3600");
-        assertThat(OperatorJson.write(new org.ingestquarantine.operator.CoverageRow("s", null, 0, 0, 0, 0, null, null,
+        assertThat(OperatorJson.write(new org.ingestquarantine.operator.CoverageRow("s", null, null, null, null, 0, 0, 0, 0, 0, null, null,
                 null))).contains("\"oldest_open_age\":null,\"oldest_open_age_seconds\":null");
     }
 
@@ -199,6 +219,67 @@ class OperatorApiTest extends PostgresTestBase {
                 .POST(HttpRequest.BodyPublishers.ofString("{\"fingerprint\":\"fp-1\",\"reason\":\"x\",\"owner\":\"y\"}"))
                 .build(), HttpResponse.BodyHandlers.ofString());
         assertThat(again.statusCode()).isEqualTo(400);
+    }
+
+    /** POST /api/sources/S/count lists, POST .../total states; both refuse clearly, neither answers GET. */
+    @Test
+    void shouldListAFolderSourceAndRecordAStatedTotal() throws Exception {
+        HttpResponse<String> listed = post("/api/sources/folder/count", "", TOKEN);
+        assertThat(listed.statusCode()).as(listed.body()).isEqualTo(200);
+        JsonNode total = JSON.readTree(listed.body());
+        assertThat(total.get("documents").asLong()).isEqualTo(3);
+        assertThat(total.get("obtained_by").asText()).isEqualTo("listed");
+        assertThat(total.get("counted_by").asText()).isEqualTo("folder-1");
+        JsonNode folder = coverageOf("folder");
+        assertThat(folder.get("total").asLong()).isEqualTo(3);
+        assertThat(folder.get("total_by").asText()).isEqualTo("listed");
+        assertThat(folder.get("unseen").asLong()).isEqualTo(3);
+        assertThat(folder.get("coverage").asDouble()).isZero();
+
+        HttpResponse<String> web = post("/api/sources/web/count", "", TOKEN);
+        assertThat(web.statusCode()).isEqualTo(400);
+        assertThat(JSON.readTree(web.body()).get("error").asText())
+                .isEqualTo("source 'web' cannot be listed: this configuration gives it no sources.web.file-roots;"
+                        + " state its total instead (sources set-total web N)");
+
+        HttpResponse<String> stated = post("/api/sources/contracts/total", "{\"documents\": 4, \"stated_by\": \"intake\"}",
+                TOKEN);
+        assertThat(stated.statusCode()).as(stated.body()).isEqualTo(200);
+        assertThat(JSON.readTree(stated.body()).get("counted_by").asText()).isEqualTo("api:intake");
+        JsonNode contracts = coverageOf("contracts");
+        assertThat(contracts.get("total_by").asText()).isEqualTo("stated");
+        assertThat(contracts.get("total").asLong()).isEqualTo(4);
+        assertThat(contracts.get("coverage").asDouble()).as("3 open of 4 stated").isZero();
+        assertThat(contracts.get("unseen").asLong()).isEqualTo(1);
+
+        HttpResponse<String> negative = post("/api/sources/contracts/total", "{\"documents\": -1}", TOKEN);
+        assertThat(negative.statusCode()).isEqualTo(400);
+        assertThat(JSON.readTree(negative.body()).get("error").asText())
+                .isEqualTo("a source's total is 0 or more documents, not -1");
+        HttpResponse<String> unknown = post("/api/sources/nope/total", "{\"documents\": 2}", TOKEN);
+        assertThat(unknown.statusCode()).isEqualTo(400);
+        assertThat(JSON.readTree(unknown.body()).get("error").asText()).startsWith("unknown source 'nope'; known sources:");
+        assertThat(post("/api/sources/contracts/total", "{\"documents\": \"many\"}", TOKEN).statusCode()).isEqualTo(400);
+        assertThat(post("/api/sources/contracts/total", "{\"documents\": 2}", null).statusCode()).isEqualTo(401);
+        assertThat(get("/api/sources/contracts/total", TOKEN).statusCode()).isEqualTo(405);
+        assertThat(coverageOf("contracts").get("total").asLong()).as("nothing refused was written").isEqualTo(4);
+    }
+
+    private JsonNode coverageOf(String source) throws Exception {
+        for (JsonNode row : JSON.readTree(get("/api/coverage", TOKEN).body()).get("sources")) {
+            if (row.get("source").asText().equals(source)) {
+                return row;
+            }
+        }
+        throw new AssertionError("no coverage row for " + source);
+    }
+
+    private HttpResponse<String> post(String path, String body, String token) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(uri(path)).POST(HttpRequest.BodyPublishers.ofString(body));
+        if (token != null) {
+            b.header("Authorization", "Bearer " + token);
+        }
+        return client.send(b.build(), HttpResponse.BodyHandlers.ofString());
     }
 
     private URI uri(String path) {

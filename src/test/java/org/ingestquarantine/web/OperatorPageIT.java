@@ -131,8 +131,9 @@ class OperatorPageIT extends PostgresTestBase {
 
         OperatorService service = new OperatorService(dataSource(), store, payloads, Clock.systemUTC());
         api = OperatorApi.start(new InetSocketAddress("127.0.0.1", 0), new OperatorApi.Backend(service,
-                new Dispositions(dataSource(), store, payloads, Clock.systemUTC()), new OperatorRegisters(dataSource())),
-                TOKEN, Duration.ofDays(90));
+                new Dispositions(dataSource(), store, payloads, Clock.systemUTC()), new OperatorRegisters(dataSource()),
+                new org.ingestquarantine.operator.SourceCounts(service, new org.ingestquarantine.ingest.SourceListing(
+                        List.of(), totals), totals)), TOKEN, Duration.ofDays(90));
         browser = startChromium();
         wait = new WebDriverWait(browser, WAIT);
     }
@@ -160,6 +161,8 @@ class OperatorPageIT extends PostgresTestBase {
         awaitView("overview");
 
         assertThat(cell("manuals", "coverage")).isEqualTo("100.0%");
+        assertThat(cell("manuals", "total-by")).as("how the total was obtained, and when").matches("ingest, \\d+s ago");
+        assertThat(cell("web-intake", "total-by")).isEqualTo("–");
         assertThat(cell("manuals", "oldest-open")).isEqualTo("none open");
         assertThat(cell("web-intake", "coverage")).isEqualTo("total unknown");
         assertThat(cell("web-intake", "oldest-open")).startsWith("9d 2h");

@@ -1,0 +1,75 @@
+package org.ingestquarantine.cli;
+
+import java.io.PrintWriter;
+import org.ingestquarantine.app.OperatorRuntime;
+import org.ingestquarantine.ingest.SourceTotals;
+import org.ingestquarantine.operator.BadOperatorInputException;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code sources count S} and {@code sources set-total S N}: a source's total, coverage's denominator, for a source
+ * fed through {@code run}. Listing suits a folder source (and an S3 one); a stated total an HTTP or producer-owned
+ * source, which cannot be listed. Exit codes as every operator command's ({@link OperatorCommand}).
+ */
+@Command(name = "sources", mixinStandardHelpOptions = true,
+        description = {"A source's total (coverage's denominator) for sources fed through run: list it now, or state it.",
+                "Listing suits folder sources (sources.<name>.file-roots); stating suits HTTP or producer-owned sources."},
+        subcommands = {SourcesCommand.Count.class, SourcesCommand.SetTotal.class})
+final class SourcesCommand {
+
+    /** {@code sources count S}. */
+    @Command(name = "count", mixinStandardHelpOptions = true,
+            description = {"Lists the source's configured roots now (a walk of sources.<name>.file-roots: regular files,"
+                    + " no symbolic link followed, at most sources.count-max-documents) and records the count as its"
+                    + " total (listed). run does the same every sources.count-interval-ms when that is more than 0.",
+                    "Exit 2, nothing written, for an unknown source or one without roots to list; 1 when a root"
+                            + " cannot be read."})
+    static final class Count extends OperatorCommand {
+
+        @Parameters(index = "0", paramLabel = "S", description = "The source.")
+        String source;
+
+        @Override
+        int execute(OperatorRuntime runtime, PrintWriter out) {
+            SourceTotals.Total t = runtime.sourceCounts().count(source);
+            print(out, t, describe(t));
+            return 0;
+        }
+    }
+
+    /** {@code sources set-total S N}. */
+    @Command(name = "set-total", mixinStandardHelpOptions = true,
+            description = {"Records N, stated by whoever knows it (the producer, the operator), as the source's total"
+                    + " (stated, by this user); it replaces the last total, however obtained, until the next listing"
+                    + " or statement.",
+                    "Exit 2, nothing written, for an unknown source or a negative N."})
+    static final class SetTotal extends OperatorCommand {
+
+        @Parameters(index = "0", paramLabel = "S", description = "The source.")
+        String source;
+
+        @Parameters(index = "1", paramLabel = "N", description = "Documents the source holds, 0 or more.")
+        long documents;
+
+        @Override
+        void validate() {
+            if (documents < 0) {
+                throw new BadOperatorInputException("N is the documents the source holds, 0 or more, not " + documents);
+            }
+        }
+
+        @Override
+        int execute(OperatorRuntime runtime, PrintWriter out) {
+            SourceTotals.Total t = runtime.sourceCounts().state(source, documents, System.getProperty("user.name"));
+            print(out, t, describe(t));
+            return 0;
+        }
+    }
+
+    /** @return one line: the source, its total, how, when and by whom */
+    static String describe(SourceTotals.Total t) {
+        return "source '" + t.source() + "': total " + t.documents() + " documents, " + t.obtainedBy() + " at "
+                + OperatorCommand.time(t.countedAt()) + " by " + t.countedBy();
+    }
+}
