@@ -61,9 +61,9 @@ import org.ingestquarantine.quarantine.QuarantineStore;
  * {@code drain_runs} row in one transaction), so records joining the cohort later are not swept in. For each
  * selected record, oldest first, at the URI {@link SourceUris} names (the source's {@code base-uri} when
  * configured, else the URI the record keeps, else the folder an ingest counted): HEAD (404/410 → closed
- * {@code deleted_at_source}), GET into a work file, parse in the sandbox, chunk, embed, index behind the index's version guard; success closes the record in the
- * index write's transaction by the same rule as a later delivery's index write ({@link RepairClose}):
- * {@code repaired_content_changed} when the record's source version (etag; content sha256 for folders) or payload
+ * {@code deleted_at_source}), GET into a work file, parse in the sandbox, chunk, embed, index behind the
+ * index's version guard; success closes the record in the index write's transaction by the same rule as a later
+ * delivery's index write ({@link RepairClose}): {@code repaired_content_changed} when the record's source version (etag; content sha256 for folders) or payload
  * sha256 is known and differs from what the source serves now, else {@code repaired_parser_fixed} (a record without
  * a source version, its failure having come before the fetch, is no evidence that the bytes changed), with reason
  * code {@value RepairClose#NO_CHANGE_SEEN} when the parser version is the record's too. A failure records a new
@@ -324,7 +324,7 @@ public final class Drain {
             if (Thread.currentThread().isInterrupted() || e instanceof java.io.InterruptedIOException) {
                 throw new InterruptedException("drain interrupted while asking the source");
             }
-            QuarantineRecord after = recordFailure(runId, record, admitted ? uri.get() : null, fetched, stage, e);
+            QuarantineRecord after = recordFailure(runId, record, uri.get(), admitted, fetched, stage, e);
             return "still_failing:" + after.errorFingerprint();
         } finally {
             if (work != null) {
@@ -375,17 +375,20 @@ public final class Drain {
         requests.incrementAndGet();
     }
 
-    /** @param admitted the URI asked, when this process's trust check admitted it (the attempt keeps it), or null */
-    private QuarantineRecord recordFailure(String runId, QuarantineRecord record, URI admitted, FetchedDocument fetched,
-                                           String stage, Exception failure) {
+    /**
+     * @param asked the URI the source was asked at
+     * @param admitted whether this process's trust check admitted it: only then does the attempt keep it
+     */
+    private QuarantineRecord recordFailure(String runId, QuarantineRecord record, URI asked, boolean admitted,
+                                           FetchedDocument fetched, String stage, Exception failure) {
         Classification c = classifier.classify(failure);
         // the error fields by the ingest route's rule (QuarantineRecorder): the root cause first, a worker's
         // RemoteCause by the worker's type, so a drain attempt keeps the evidence ingest recorded
         FailureEvidence.Builder e = FailureEvidence.builder(record.source(), record.docId())
                 .stage(stage).errorClass(c.errorClass()).failure(failure, c.cause()).reasonCode(c.reasonCode())
                 .deliveryKey("drain/" + runId + "/" + record.dlqId()).deliveryCount(1)
-                .sourceUri(admitted == null ? null : admitted.toString())
-                .connectorVersion(uris.of(record).map(versions::connectorFor).orElse(null)).parserVersion(versions.parser())
+                .sourceUri(admitted ? asked.toString() : null)
+                .connectorVersion(versions.connectorFor(asked)).parserVersion(versions.parser())
                 .chunkerVersion(versions.chunker()).embedderVersion(versions.embedder());
         if (fetched != null) {
             e.sourceVersion(fetched.sourceVersion()).sourceUpdatedAt(fetched.sourceUpdatedAt())
