@@ -6,8 +6,9 @@
 --    unique index quarantine_attempt_delivery and rolls back whole, so its message is not acknowledged;
 --  * one row per (source, doc_id): a repeat failure adds 1 to attempts, sets the latest error fields, moves
 --    last_seen_at forward only (two deliveries racing may commit in the other order than their clocks read; the
---    summary's last_seen_max can only grow with a record that stays in its group), keeps the
---    last known payload and versions when this attempt has none, re-opens a record closed as repaired, deleted
+--    summary's last_seen_max can only grow with a record that stays in its group), keeps the last known source
+--    URI (source_uri: only a URI the source's trust check admitted is ever given), payload and versions when this
+--    attempt has none, re-opens a record closed as repaired, deleted
 --    at source or erased, and leaves an unindexable record closed. An erased record's document published again
 --    by its producer is a new arrival (the erasure removed what was held then): the record re-opens with this
 --    attempt's evidence (payload, trace, message, class and reason), so the record, its attempt history and the
@@ -28,13 +29,14 @@ WITH seen AS (
     SELECT 1 FROM quarantine_attempt
     WHERE delivery_key = CAST(:#delivery_key AS text) AND delivery_count = CAST(:#delivery_count AS integer)
 ), upserted AS (
-    INSERT INTO quarantine (dlq_id, source, doc_id, source_version, source_updated_at, cursor_at_arrival,
-        ingest_seq, connector_version, parser_version, chunker_version, embedder_version, content_type,
-        stage, payload_uri, payload_sha256, payload_bytes, error_class, error_type, error_message,
+    INSERT INTO quarantine (dlq_id, source, doc_id, source_uri, source_version, source_updated_at,
+        cursor_at_arrival, ingest_seq, connector_version, parser_version, chunker_version, embedder_version,
+        content_type, stage, payload_uri, payload_sha256, payload_bytes, error_class, error_type, error_message,
         error_fingerprint, stack_trace_uri, attempts, first_seen_at, last_seen_at, disposition, reason_code, owner)
     SELECT CAST(:#dlq_id AS char(26)), CAST(:#source AS text), CAST(:#doc_id AS text),
-        CAST(:#source_version AS text), CAST(:#source_updated_at AS timestamptz), CAST(:#cursor_at_arrival AS text),
-        CAST(:#ingest_seq AS bigint), CAST(:#connector_version AS text), CAST(:#parser_version AS text),
+        CAST(:#source_uri AS text), CAST(:#source_version AS text), CAST(:#source_updated_at AS timestamptz),
+        CAST(:#cursor_at_arrival AS text), CAST(:#ingest_seq AS bigint), CAST(:#connector_version AS text),
+        CAST(:#parser_version AS text),
         CAST(:#chunker_version AS text), CAST(:#embedder_version AS text), CAST(:#content_type AS text),
         CAST(:#stage AS text), CAST(:#payload_uri AS text), CAST(:#payload_sha256 AS char(64)),
         CAST(:#payload_bytes AS bigint), CAST(:#error_class AS text), CAST(:#error_type AS text),
@@ -43,6 +45,7 @@ WITH seen AS (
         CAST(:#owner AS text)
     WHERE NOT EXISTS (SELECT 1 FROM seen)
     ON CONFLICT (source, doc_id) DO UPDATE SET
+        source_uri        = COALESCE(EXCLUDED.source_uri, quarantine.source_uri),
         source_version    = COALESCE(EXCLUDED.source_version, quarantine.source_version),
         source_updated_at = COALESCE(EXCLUDED.source_updated_at, quarantine.source_updated_at),
         cursor_at_arrival = COALESCE(EXCLUDED.cursor_at_arrival, quarantine.cursor_at_arrival),
@@ -88,10 +91,10 @@ WITH seen AS (
     WHERE CAST(:#dead_letter_topic AS text) IS NOT NULL
 )
 INSERT INTO quarantine_attempt (dlq_id, attempt_no, seen_at, error_class, error_type, error_fingerprint,
-    reason_code, stage, source_version, payload_sha256, parser_version, delivery_count, delivery_key)
+    reason_code, stage, source_uri, source_version, payload_sha256, parser_version, delivery_count, delivery_key)
 SELECT dlq_id, attempts, CAST(:#seen_at AS timestamptz), CAST(:#error_class AS text), CAST(:#error_type AS text),
     CAST(:#error_fingerprint AS text), CAST(:#reason_code AS text), CAST(:#stage AS text),
-    CAST(:#source_version AS text), CAST(:#payload_sha256 AS char(64)), CAST(:#parser_version AS text),
-    CAST(:#delivery_count AS integer), CAST(:#delivery_key AS text)
+    CAST(:#source_uri AS text), CAST(:#source_version AS text), CAST(:#payload_sha256 AS char(64)),
+    CAST(:#parser_version AS text), CAST(:#delivery_count AS integer), CAST(:#delivery_key AS text)
 FROM upserted
 RETURNING dlq_id

@@ -217,7 +217,7 @@ async function cohortView(view, params) {
 
 // --- a record's evidence ---------------------------------------------------------------------------------
 
-const EVIDENCE_FIELDS = ['dlq_id', 'source', 'doc_id', 'disposition', 'reason_code', 'owner', 'closed_at',
+const EVIDENCE_FIELDS = ['dlq_id', 'source', 'doc_id', 'source_uri', 'disposition', 'reason_code', 'owner', 'closed_at',
   'error_class', 'error_type', 'error_message', 'error_fingerprint', 'stage', 'attempts', 'first_seen_at',
   'last_seen_at', 'source_version', 'source_updated_at', 'cursor_at_arrival', 'ingest_seq', 'content_type',
   'connector_version', 'parser_version', 'chunker_version', 'embedder_version', 'payload_uri', 'payload_sha256',

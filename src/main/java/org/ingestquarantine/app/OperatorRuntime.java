@@ -154,8 +154,9 @@ public final class OperatorRuntime implements AutoCloseable {
 
     /**
      * A drain wired as the pipeline is: the same connectors (and shared request buckets), parse limits,
-     * chunker, embedder and index; base URIs from {@code sources.<name>.base-uri}, else as the folder
-     * connector last reported them ({@code source_totals}).
+     * chunker, embedder and index; each record asked for at {@code sources.<name>.base-uri} + doc_id when
+     * configured (an override), else at the URI the record keeps, else as the folder connector last reported the
+     * source's root ({@code source_totals}).
      *
      * @param parser a started parser (see {@link #openParser()}); the caller closes it
      * @return the drain; its embedder is closed with this runtime
@@ -175,8 +176,8 @@ public final class OperatorRuntime implements AutoCloseable {
                 .connectors(connectors)
                 .access(sources, missingRoots)
                 .pipeline(parser, chunker, embedder, new DocumentIndex(database.dataSource(), embedder.dimensions()), versions)
-                .baseUris(source -> settings.find("sources." + source + ".base-uri").map(URI::create)
-                        .or(() -> totals.baseUri(source)))
+                .baseUris(source -> settings.find("sources." + source + ".base-uri").map(URI::create))
+                .fallbackUris(totals::baseUri)
                 .throttle(SourceRequestThrottle.unlimited(), settings.requiredNumber(SourceRequestThrottle.HEADROOM_PROPERTY))
                 .work(workDir(), settings.requiredNumber("ingest.max-bytes"))
                 .build();

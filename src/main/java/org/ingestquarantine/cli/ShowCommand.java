@@ -29,6 +29,8 @@ final class ShowCommand extends OperatorCommand {
         StringBuilder b = new StringBuilder();
         field(b, "dlq_id", r.dlqId());
         field(b, "document", r.source() + "/" + r.docId());
+        field(b, "source_uri", r.sourceUri() != null ? r.sourceUri() : "erased".equals(r.disposition())
+                ? "- (erased)" : "- (none recorded: refused by the source's trust check, or recorded before records kept it)");
         field(b, "disposition", r.disposition() + (r.closedAt() == null ? "" : " since " + time(r.closedAt())));
         field(b, "reason_code", r.reasonCode());
         field(b, "owner", r.owner());

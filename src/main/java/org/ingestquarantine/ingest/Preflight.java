@@ -50,6 +50,20 @@ public final class Preflight {
     }
 
     /**
+     * Asks the message's source whether it may read the message's URI, before anything is read: the URI a
+     * quarantine record keeps is only ever one this admitted.
+     *
+     * @param message the delivery's message
+     * @return its URI as the message named it (not the guard's resolved form: a later re-fetch is checked again)
+     * @throws PermanentInputException {@code unknown_source}, {@code uri_not_allowed} or {@code invalid_uri}
+     * @throws IOException when the check cannot look (a host name that does not resolve)
+     */
+    public String admit(IngestMessage message) throws IOException {
+        guardFor(message).check(message.uri());
+        return message.uri().toString();
+    }
+
+    /**
      * @param message a message
      * @return the guard of its source
      * @throws PermanentInputException with reason {@code unknown_source} when the source is not configured

@@ -3,7 +3,6 @@ package org.ingestquarantine.operator;
 import com.github.f4b6a3.ulid.UlidCreator;
 import java.io.IOException;
 import java.net.URI;
-import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -60,10 +59,11 @@ import org.ingestquarantine.quarantine.QuarantineStore;
  *
  * <p>The selection is fixed when the run starts (rows of {@code drain_run_items}, written with the
  * {@code drain_runs} row in one transaction), so records joining the cohort later are not swept in. For each
- * selected record, oldest first: HEAD (404/410 → closed {@code deleted_at_source}), GET into a work file,
- * parse in the sandbox, chunk, embed, index behind the index's version guard; success closes the record in the
- * index write's transaction by the same rule as a later delivery's index write ({@link RepairClose}):
- * {@code repaired_content_changed} when the record's source version (etag; content sha256 for folders) or payload
+ * selected record, oldest first, at the URI {@link SourceUris} names (the source's {@code base-uri} when
+ * configured, else the URI the record keeps, else the folder an ingest counted): HEAD (404/410 → closed
+ * {@code deleted_at_source}), GET into a work file, parse in the sandbox, chunk, embed, index behind the
+ * index's version guard; success closes the record in the index write's transaction by the same rule as a later
+ * delivery's index write ({@link RepairClose}): {@code repaired_content_changed} when the record's source version (etag; content sha256 for folders) or payload
  * sha256 is known and differs from what the source serves now, else {@code repaired_parser_fixed} (a record without
  * a source version, its failure having come before the fetch, is no evidence that the bytes changed), with reason
  * code {@value RepairClose#NO_CHANGE_SEEN} when the parser version is the record's too. A failure records a new
@@ -73,7 +73,8 @@ import org.ingestquarantine.quarantine.QuarantineStore;
  * <p>A record this process may not ask its source about, because of ITS configuration (the source is not
  * configured here: {@code unknown_source}; the folder an ingest recorded as its root is gone:
  * {@code source_folder_missing}; the URI is outside the source's roots: {@code uri_not_allowed};
- * no URI can be formed: {@code invalid_uri}, {@code no_source_uri}), or that names no document (its message's
+ * no URI can be formed: {@code invalid_uri}, {@code no_source_uri}; no connector reads its scheme:
+ * {@code unsupported_uri}), or that names no document (its message's
  * doc_id was invalid: {@code invalid_doc_id}), is not attempted: no request, no new
  * attempt, the record stays exactly as it was, and it counts as {@code not_attempted:<reason>} with one
  * explanation per reason in the report.
@@ -93,7 +94,7 @@ public final class Drain {
     private final Embedder embedder;
     private final DocumentIndex index;
     private final PipelineVersions versions;
-    private final Function<String, Optional<URI>> baseUris;
+    private final SourceUris uris;
     private final SourceRequestThrottle shared;
     private final SourceAccess access;
     private final Map<String, Path> missingRoots;
@@ -108,6 +109,9 @@ public final class Drain {
 
     /** Reason of {@value #NOT_ATTEMPTED} when no URI is known for the record's source. */
     static final String NO_SOURCE_URI = "no_source_uri";
+
+    /** Reason of {@value #NOT_ATTEMPTED} when the record's URI has a scheme no connector of this process reads. */
+    static final String UNSUPPORTED_URI = "unsupported_uri";
 
     /**
      * Reason of {@value #NOT_ATTEMPTED} for a record of a message whose doc_id was invalid (doc_id
@@ -133,7 +137,7 @@ public final class Drain {
         this.embedder = Objects.requireNonNull(b.embedder, "embedder");
         this.index = Objects.requireNonNull(b.index, "index");
         this.versions = Objects.requireNonNull(b.versions, "versions");
-        this.baseUris = Objects.requireNonNull(b.baseUris, "baseUris");
+        this.uris = new SourceUris(Objects.requireNonNull(b.baseUris, "baseUris"), b.fallbackUris);
         this.shared = b.shared == null ? SourceRequestThrottle.unlimited() : b.shared;
         this.headroomPercent = b.headroomPercent;
         this.workDir = Objects.requireNonNull(b.workDir, "workDir");
@@ -247,17 +251,27 @@ public final class Drain {
                     + " (deleted or moved); ingest the folder where it is now with this --data-dir, or configure sources."
                     + LogSafe.identity(record.source()) + ".file-roots", notAttempted);
         }
-        Optional<URI> uri = uriOf(record);
-        SourceConnector connector = uri.map(u -> connectors.get(u.getScheme())).orElse(null);
-        if (connector == null) {
+        Optional<URI> uri = uris.of(record);
+        if (uri.isEmpty()) {
             return notAttempted(NO_SOURCE_URI, "this process knows no URI for source '"
-                    + LogSafe.identity(record.source()) + "' (sources." + LogSafe.identity(record.source())
-                    + ".base-uri, or the folder an ingest of it counted)", notAttempted);
+                    + LogSafe.identity(record.source()) + "' (the record keeps none: it was written before records"
+                    + " kept their URI, or its URI was refused; configure sources." + LogSafe.identity(record.source())
+                    + ".base-uri, or ingest its folder with this --data-dir)", notAttempted);
         }
-        // this process's configuration must allow the source before anything is asked of it: a refusal is
-        // about the configuration, not the document, and must not become the record's evidence
+        String scheme = uri.get().getScheme();
+        SourceConnector connector = scheme == null ? null : connectors.get(scheme);
+        if (connector == null) {
+            return notAttempted(UNSUPPORTED_URI, "this process has no connector for the record's URI "
+                    + LogSafe.identity(uri.get().toString()) + "; it reads " + connectors.keySet().stream().sorted()
+                    .toList(), notAttempted);
+        }
+        // this process's configuration must allow the source before anything is asked of it (it may have narrowed
+        // since the record was written): a refusal is about the configuration, not the document, and must not
+        // become the record's evidence
+        boolean admitted = false;
         try {
             access.guard(record.source()).check(uri.get());
+            admitted = true;
         } catch (PermanentInputException refused) {
             if (CONFIGURATION_REASONS.contains(refused.reasonCode())) {
                 return notAttempted(refused.reasonCode(), refused.getMessage() + ("unknown_source".equals(refused.reasonCode())
@@ -310,7 +324,7 @@ public final class Drain {
             if (Thread.currentThread().isInterrupted() || e instanceof java.io.InterruptedIOException) {
                 throw new InterruptedException("drain interrupted while asking the source");
             }
-            QuarantineRecord after = recordFailure(runId, record, fetched, stage, e);
+            QuarantineRecord after = recordFailure(runId, record, uri.get(), admitted, fetched, stage, e);
             return "still_failing:" + after.errorFingerprint();
         } finally {
             if (work != null) {
@@ -361,31 +375,26 @@ public final class Drain {
         requests.incrementAndGet();
     }
 
-    private QuarantineRecord recordFailure(String runId, QuarantineRecord record, FetchedDocument fetched,
-                                           String stage, Exception failure) {
+    /**
+     * @param asked the URI the source was asked at
+     * @param admitted whether this process's trust check admitted it: only then does the attempt keep it
+     */
+    private QuarantineRecord recordFailure(String runId, QuarantineRecord record, URI asked, boolean admitted,
+                                           FetchedDocument fetched, String stage, Exception failure) {
         Classification c = classifier.classify(failure);
         // the error fields by the ingest route's rule (QuarantineRecorder): the root cause first, a worker's
         // RemoteCause by the worker's type, so a drain attempt keeps the evidence ingest recorded
         FailureEvidence.Builder e = FailureEvidence.builder(record.source(), record.docId())
                 .stage(stage).errorClass(c.errorClass()).failure(failure, c.cause()).reasonCode(c.reasonCode())
                 .deliveryKey("drain/" + runId + "/" + record.dlqId()).deliveryCount(1)
-                .connectorVersion(uriOf(record).map(versions::connectorFor).orElse(null)).parserVersion(versions.parser())
+                .sourceUri(admitted ? asked.toString() : null)
+                .connectorVersion(versions.connectorFor(asked)).parserVersion(versions.parser())
                 .chunkerVersion(versions.chunker()).embedderVersion(versions.embedder());
         if (fetched != null) {
             e.sourceVersion(fetched.sourceVersion()).sourceUpdatedAt(fetched.sourceUpdatedAt())
                     .contentType(fetched.contentType()).payload(fetched.file());
         }
         return store.record(e.build());
-    }
-
-    private Optional<URI> uriOf(QuarantineRecord record) {
-        return baseUris.apply(record.source()).map(base -> {
-            try {
-                return base.resolve(new URI(null, null, record.docId(), null));
-            } catch (URISyntaxException | IllegalArgumentException e) {
-                return null;
-            }
-        });
     }
 
     /** Told after each record of a run. */
@@ -597,6 +606,7 @@ public final class Drain {
         private DocumentIndex index;
         private PipelineVersions versions;
         private Function<String, Optional<URI>> baseUris;
+        private Function<String, Optional<URI>> fallbackUris = source -> Optional.empty();
         private SourceRequestThrottle shared;
         private double headroomPercent;
         private Path workDir;
@@ -646,9 +656,22 @@ public final class Drain {
             return this;
         }
 
-        /** @param v where a source's doc_ids resolve: {@code <base URI><doc_id>}; empty if unknown */
+        /**
+         * @param v a source's configured {@code sources.<name>.base-uri}, empty if none: when present, a record of
+         *     the source is asked for at {@code <base URI><doc_id>}, over the URI the record keeps (an override)
+         */
         public Builder baseUris(Function<String, Optional<URI>> v) {
             baseUris = v;
+            return this;
+        }
+
+        /**
+         * @param v where a source's doc_ids resolve ({@code <base URI><doc_id>}) for a record that keeps no URI
+         *     (written before records kept it, or its URI was refused), e.g. the folder an ingest counted; empty if
+         *     unknown (default: always empty)
+         */
+        public Builder fallbackUris(Function<String, Optional<URI>> v) {
+            fallbackUris = Objects.requireNonNull(v, "fallbackUris");
             return this;
         }
 

@@ -9,7 +9,8 @@ import java.util.Map;
  * {@code already_closed} (closed by someone else since the start), {@code not_attempted:<reason>} (this
  * process's configuration does not let it ask the source: {@code unknown_source}, {@code source_folder_missing}
  * (the folder an ingest recorded as its root is gone), {@code uri_not_allowed},
- * {@code invalid_uri}, or {@code no_source_uri} when no base URI is known; or it names no document:
+ * {@code invalid_uri}, {@code no_source_uri} when no URI is known (the record keeps none, no base URI),
+ * {@code unsupported_uri} when no connector here reads the URI's scheme; or it names no document:
  * {@code invalid_doc_id}, a message whose doc_id was invalid; the record was left exactly as it was) and {@code not_tried} (the run was interrupted first).
  *
  * @param runId the run's ULID in {@code drain_runs}

@@ -6,8 +6,10 @@ import org.ingestquarantine.quarantine.QuarantineRecord;
 /**
  * Every field of one evidence record (DESIGN §3) as a value, for the CLI and the HTTP API. Codes are the
  * database's lower-case forms. {@code errorMessage} may quote document text: show it, never log it.
+ * {@code sourceUri} is the URI the document was fetched from, admitted by its source's trust check when it was
+ * recorded (null: refused, none known, or erased).
  */
-public record RecordView(String dlqId, String source, String docId, String sourceVersion, Instant sourceUpdatedAt,
+public record RecordView(String dlqId, String source, String docId, String sourceUri, String sourceVersion, Instant sourceUpdatedAt,
                          String cursorAtArrival, Long ingestSeq, String connectorVersion, String parserVersion,
                          String chunkerVersion, String embedderVersion, String contentType, String stage,
                          String payloadUri, String payloadSha256, Long payloadBytes, String errorClass,
@@ -20,7 +22,7 @@ public record RecordView(String dlqId, String source, String docId, String sourc
      * @return its view
      */
     public static RecordView of(QuarantineRecord r) {
-        return new RecordView(r.dlqId(), r.source(), r.docId(), r.sourceVersion(), r.sourceUpdatedAt(),
+        return new RecordView(r.dlqId(), r.source(), r.docId(), r.sourceUri(), r.sourceVersion(), r.sourceUpdatedAt(),
                 r.cursorAtArrival(), r.ingestSeq(), r.connectorVersion(), r.parserVersion(), r.chunkerVersion(),
                 r.embedderVersion(), r.contentType(), r.stage(), r.payloadUri(), r.payloadSha256(), r.payloadBytes(),
                 r.errorClass().code(), r.errorType(), r.errorMessage(), r.errorFingerprint(), r.stackTraceUri(),

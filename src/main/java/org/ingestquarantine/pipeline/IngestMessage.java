@@ -19,7 +19,8 @@ import org.ingestquarantine.failure.PermanentInputException;
  *
  * @param source name of the source (a connector instance), required
  * @param docId the document's identity within its source, required
- * @param uri where to fetch it: {@code file://} now
+ * @param uri where to fetch it: {@code file://}, {@code http(s)://} (and {@code s3://} where a connector serves it);
+ *     at most the schema's {@code maxLength} characters
  * @param sourceVersion the producer's idea of the version (etag), may be {@code null}
  * @param cursor the producer's cursor when it emitted the message, may be {@code null}
  * @param ingestSeq the producer's sequence number, may be {@code null}
@@ -31,18 +32,25 @@ public record IngestMessage(String source, String docId, URI uri, String sourceV
     static final String SCHEMA_RESOURCE = "/schema/ingest-message.schema.json";
     private static final IdentityRule SOURCE_RULE;
     private static final IdentityRule DOC_ID_RULE;
+    /** The schema's {@code maxLength} of {@code uri}, in code points: a record keeps the URI, so it is bounded. */
+    private static final int URI_MAX_LENGTH;
 
     static {
         JsonNode properties = schema().path("properties");
         SOURCE_RULE = IdentityRule.of("source", properties.path("source"), null);
         DOC_ID_RULE = IdentityRule.of("doc_id", properties.path("doc_id"), RecordKey.INVALID_DOC_ID_PREFIX);
+        if (!properties.path("uri").path("maxLength").canConvertToInt()) {
+            throw new IllegalStateException(SCHEMA_RESOURCE + " must give uri a maxLength");
+        }
+        URI_MAX_LENGTH = properties.path("uri").path("maxLength").asInt();
     }
 
     /**
      * @param body the message body
      * @return the message
      * @throws PermanentInputException with reason {@code invalid_message} when the body is not a JSON
-     *     object, or lacks {@code source}, {@code doc_id} or a valid {@code uri}; an
+     *     object, or lacks {@code source}, {@code doc_id} or a valid {@code uri} (one longer than the schema's
+     *     {@code maxLength} is not valid); an
      *     {@link InvalidIdentityException} (same reason) when {@code source} or {@code doc_id} is longer
      *     than the schema's {@code maxLength} or breaks its {@code pattern} (no control characters; a doc_id
      *     does not begin with the reserved {@value RecordKey#INVALID_DOC_ID_PREFIX}); when only the doc_id is
@@ -72,6 +80,10 @@ public record IngestMessage(String source, String docId, URI uri, String sourceV
             throw e.withMessageSource(source, docId);
         }
         String uri = text(node, "uri");
+        if (uri.length() > URI_MAX_LENGTH && uri.codePointCount(0, uri.length()) > URI_MAX_LENGTH) {
+            throw PermanentInputException.invalidMessage("field uri has " + uri.codePointCount(0, uri.length())
+                    + " characters, over the schema's maxLength " + URI_MAX_LENGTH);
+        }
         URI parsed;
         try {
             parsed = new URI(uri);

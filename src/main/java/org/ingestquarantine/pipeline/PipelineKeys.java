@@ -15,6 +15,11 @@ public final class PipelineKeys {
      * for a message that could not be read the reserved key the reader named; absent before the message is read.
      */
     public static final String RECORD_KEY = "iqRecordKey";
+    /**
+     * The message's URI as text once its source's trust check ({@code ingest.SourceAccess}) admitted it, at
+     * preflight: the URI its quarantine record keeps. Absent before the check and for a URI it refused.
+     */
+    public static final String SOURCE_URI = "iqSourceUri";
     /** The broker's identity of this message (SQS message id, Kafka topic/partition/offset). */
     public static final String DELIVERY_KEY = "iqDeliveryKey";
     /** Deliveries of this message so far, counting the current one (1 on the first). */

@@ -29,6 +29,7 @@ public final class FailureEvidence {
 
     private final String source;
     private final String docId;
+    private final String sourceUri;
     private final String sourceVersion;
     private final Instant sourceUpdatedAt;
     private final String cursorAtArrival;
@@ -57,6 +58,7 @@ public final class FailureEvidence {
         if (b.deliveryCount < 0) {
             throw new IllegalArgumentException("deliveryCount must be 0 (unknown) or positive, was " + b.deliveryCount);
         }
+        this.sourceUri = b.sourceUri;
         this.sourceVersion = b.sourceVersion;
         this.sourceUpdatedAt = b.sourceUpdatedAt;
         this.cursorAtArrival = b.cursorAtArrival;
@@ -98,6 +100,11 @@ public final class FailureEvidence {
     public String source() { return source; }
     /** @return document id within the source; never null */
     public String docId() { return docId; }
+    /**
+     * @return the URI the document was (to be) fetched from, as its message named it or the drain resolved it,
+     *     once the source's trust check admitted it; null when none was admitted (refused, unreadable message)
+     */
+    public String sourceUri() { return sourceUri; }
     /** @return etag or content sha256, or null */
     public String sourceVersion() { return sourceVersion; }
     /** @return when the source last changed the document, or null */
@@ -186,6 +193,7 @@ public final class FailureEvidence {
     public static final class Builder {
         private final String source;
         private final String docId;
+        private String sourceUri;
         private String sourceVersion;
         private Instant sourceUpdatedAt;
         private String cursorAtArrival;
@@ -212,6 +220,8 @@ public final class FailureEvidence {
             this.docId = docId;
         }
 
+        /** @param v a URI the source's trust check admitted ({@code ingest.SourceAccess}); never a refused one */
+        public Builder sourceUri(String v) { this.sourceUri = v; return this; }
         public Builder sourceVersion(String v) { this.sourceVersion = v; return this; }
         public Builder sourceUpdatedAt(Instant v) { this.sourceUpdatedAt = v; return this; }
         public Builder cursorAtArrival(String v) { this.cursorAtArrival = v; return this; }

@@ -15,6 +15,7 @@ import org.ingestquarantine.failure.ErrorClass;
  * @param errorFingerprint fingerprint of this failure, or null
  * @param reasonCode reason of this failure, or null
  * @param stage stage that failed, or null
+ * @param sourceUri the URI this attempt fetched (or was to fetch) once its source's trust check admitted it, or null
  * @param sourceVersion source version seen by this attempt, or null
  * @param payloadSha256 SHA-256 of the bytes this attempt fetched, or null
  * @param parserVersion parser version of this attempt, or null
@@ -23,6 +24,6 @@ import org.ingestquarantine.failure.ErrorClass;
  */
 public record QuarantineAttempt(String dlqId, int attemptNo, Instant seenAt, ErrorClass errorClass,
                                 String errorType, String errorFingerprint, String reasonCode, String stage,
-                                String sourceVersion, String payloadSha256, String parserVersion,
+                                String sourceUri, String sourceVersion, String payloadSha256, String parserVersion,
                                 int deliveryCount, String deliveryKey) {
 }

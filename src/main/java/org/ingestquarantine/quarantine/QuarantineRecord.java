@@ -16,6 +16,7 @@ public final class QuarantineRecord {
     private final String dlqId;
     private final String source;
     private final String docId;
+    private final String sourceUri;
     private final String sourceVersion;
     private final Instant sourceUpdatedAt;
     private final String cursorAtArrival;
@@ -47,6 +48,7 @@ public final class QuarantineRecord {
         dlqId = row.getString("dlq_id");
         source = row.getString("source");
         docId = row.getString("doc_id");
+        sourceUri = row.getString("source_uri");
         sourceVersion = row.getString("source_version");
         sourceUpdatedAt = SqlTime.get(row, "source_updated_at");
         cursorAtArrival = row.getString("cursor_at_arrival");
@@ -78,6 +80,11 @@ public final class QuarantineRecord {
     public String dlqId() { return dlqId; }
     public String source() { return source; }
     public String docId() { return docId; }
+    /**
+     * @return the URI the document was last fetched from (or was to be), admitted by its source's trust check when
+     *     it was recorded; null for a record written before records kept it, one whose URI was refused, or erased
+     */
+    public String sourceUri() { return sourceUri; }
     public String sourceVersion() { return sourceVersion; }
     public Instant sourceUpdatedAt() { return sourceUpdatedAt; }
     public String cursorAtArrival() { return cursorAtArrival; }

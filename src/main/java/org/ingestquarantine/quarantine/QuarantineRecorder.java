@@ -81,7 +81,9 @@ public final class QuarantineRecorder {
                 .chunkerVersion(versions.chunker())
                 .embedderVersion(versions.embedder());
         if (message != null) {
-            e.sourceVersion(message.sourceVersion()).cursorAtArrival(message.cursor()).ingestSeq(message.ingestSeq());
+            e.sourceVersion(message.sourceVersion()).cursorAtArrival(message.cursor()).ingestSeq(message.ingestSeq())
+                    // set once the source's trust check admitted the URI (preflight); a refused one is not kept
+                    .sourceUri(exchange.getProperty(PipelineKeys.SOURCE_URI, String.class));
         } else {
             // a message that could not be read: the body is still the broker's, and it is the payload
             e.messageBody(messageBody(exchange));

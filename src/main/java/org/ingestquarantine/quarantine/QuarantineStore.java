@@ -98,7 +98,7 @@ public final class QuarantineStore {
     /**
      * Records one failure of a document. A first failure creates the row (new ULID, attempts 1,
      * disposition open); a repeat failure adds 1 to attempts, sets last_seen_at and the latest error fields,
-     * keeps the last known payload and versions when the evidence has none, and re-opens a record closed as
+     * keeps the last known source URI, payload and versions when the evidence has none, and re-opens a record closed as
      * repaired, deleted at source or erased (an unindexable record stays closed). An erased document that fails
      * again was published again by its producer: a new arrival, recorded with this failure's evidence. Either way one
      * {@link QuarantineAttempt} is appended.
@@ -149,6 +149,7 @@ public final class QuarantineStore {
         row.put("dlq_id", UlidCreator.getMonotonicUlid().toString());
         row.put("source", text(e.source()));
         row.put("doc_id", text(e.docId()));
+        row.put("source_uri", text(e.sourceUri()));
         row.put("source_version", text(e.sourceVersion()));
         row.put("source_updated_at", time(e.sourceUpdatedAt()));
         row.put("cursor_at_arrival", text(e.cursorAtArrival()));
@@ -273,7 +274,7 @@ public final class QuarantineStore {
             return jdbc.query(sql, rs -> new QuarantineAttempt(rs.getString("dlq_id"), rs.getInt("attempt_no"),
                     SqlTime.get(rs, "seen_at"), ErrorClass.fromCode(rs.getString("error_class")),
                     rs.getString("error_type"), rs.getString("error_fingerprint"), rs.getString("reason_code"),
-                    rs.getString("stage"), rs.getString("source_version"), rs.getString("payload_sha256"),
+                    rs.getString("stage"), rs.getString("source_uri"), rs.getString("source_version"), rs.getString("payload_sha256"),
                     rs.getString("parser_version"), rs.getInt("delivery_count"), rs.getString("delivery_key")), dlqId);
         } catch (SQLException e) {
             throw new QuarantineWriteException("attempts of quarantine record " + dlqId + " could not be read ("
@@ -285,10 +286,10 @@ public final class QuarantineStore {
      * Closes a record with a disposition (drain or operator). Sets disposition, closed_at (now), and, when
      * given, reason_code, and owner where the record names none (an owner written at creation is kept).
      * Closing with {@link Disposition#ERASED} also deletes the payload and stack trace objects (an object another
-     * record still names, the same bytes, is kept) and clears payload_uri, payload_sha256, payload_bytes,
-     * stack_trace_uri, error_message, source_version and source_updated_at (for a folder source the version IS the
-     * content's sha256), and the payload_sha256 and source_version of every attempt of its history, leaving a
-     * tombstone.
+     * record still names, the same bytes, is kept) and clears source_uri (it can name the document), payload_uri,
+     * payload_sha256, payload_bytes, stack_trace_uri, error_message, source_version and source_updated_at (for a
+     * folder source the version IS the content's sha256), and the source_uri, payload_sha256 and source_version of
+     * every attempt of its history, leaving a tombstone.
      *
      * @param source connector name
      * @param docId document id
@@ -327,7 +328,7 @@ public final class QuarantineStore {
         boolean erase = disposition == Disposition.ERASED;
         String sql = "UPDATE quarantine SET disposition = ?, closed_at = ?, owner = COALESCE(owner, ?),"
                 + " reason_code = COALESCE(?, reason_code)"
-                + (erase ? ", payload_uri = NULL, payload_sha256 = NULL, payload_bytes = NULL,"
+                + (erase ? ", source_uri = NULL, payload_uri = NULL, payload_sha256 = NULL, payload_bytes = NULL,"
                         + " stack_trace_uri = NULL, error_message = NULL, source_version = NULL,"
                         + " source_updated_at = NULL" : "")
                 + " WHERE source = ? AND doc_id = ?";
@@ -336,7 +337,8 @@ public final class QuarantineStore {
                         "no quarantine record for " + source + "/" + docId));
         Jdbc.update(c, sql, disposition.code(), now, owner, reasonCode, source, docId);
         if (erase) {
-            Jdbc.update(c, "UPDATE quarantine_attempt SET payload_sha256 = NULL, source_version = NULL WHERE dlq_id = ?",
+            Jdbc.update(c, "UPDATE quarantine_attempt SET source_uri = NULL, payload_sha256 = NULL,"
+                    + " source_version = NULL WHERE dlq_id = ?",
                     before.dlqId());
             deleteObjectNamedByNoOther(c, before.payloadUri(), before.dlqId());
             deleteObjectNamedByNoOther(c, before.stackTraceUri(), before.dlqId());

@@ -38,6 +38,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class OperatorCommandsTest extends PostgresTestBase {
 
+    /** The URI the lease's second failure was fetched from, as its source admitted it. */
+    private static final String LEASE_URI = "https://docs.example/contracts/2026/11/lease.pdf";
+
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @TempDir
@@ -61,7 +64,7 @@ class OperatorCommandsTest extends PostgresTestBase {
                 .parserVersion("pdfbox-2.0.0+iq-parse-0").payload(pdf).build());
         store.record(FailureEvidence.builder("contracts", "2026/11/lease.pdf")
                 .errorClass(ErrorClass.AMBIGUOUS_PARSE).failure(new IllegalStateException("missing /Root"))
-                .parserVersion("pdfbox-2.0.0+iq-parse-0").payload(pdf).build());
+                .parserVersion("pdfbox-2.0.0+iq-parse-0").payload(pdf).sourceUri(LEASE_URI).build());
         for (int i = 0; i < 3; i++) {
             store.record(FailureEvidence.builder("invoices", "inv-" + i).errorClass(ErrorClass.PERMANENT_INPUT)
                     .errorFingerprint("fp-not-pdf").reasonCode("not_pdf").parserVersion(ParserVersion.CURRENT).build());
@@ -215,9 +218,13 @@ class OperatorCommandsTest extends PostgresTestBase {
         // the fixture's source gave no version: said in words, never a bare "null"
         assertThat(byName.out).contains("source_version").doesNotContainPattern("\\bnull\\b");
         assertThat(byName.out.lines().filter(l -> l.matches("\\s+[12]\\s+.*"))).hasSize(2);
+        assertThat(byName.out).containsPattern("(?m)^source_uri\\s+" + java.util.regex.Pattern.quote(LEASE_URI) + "$");
 
         JsonNode json = JSON.readTree(run("show", lease.dlqId(), "--json", "--data-dir", data.toString()).out);
         assertThat(json.at("/record/doc_id").asText()).isEqualTo("2026/11/lease.pdf");
+        assertThat(json.at("/record/source_uri").asText()).isEqualTo(LEASE_URI);
+        assertThat(json.at("/attempts/0/source_uri").isNull()).as("the first attempt named none").isTrue();
+        assertThat(json.at("/attempts/1/source_uri").asText()).isEqualTo(LEASE_URI);
         assertThat(json.at("/attempts/1/error_class").asText()).isEqualTo("ambiguous_parse");
         assertThat(json.get("payload_stored").asBoolean()).isTrue();
     }

@@ -114,11 +114,16 @@ class SourceTrustIT {
                         ErrorClass.PERMANENT_INPUT, "uri_not_allowed");
                 assertThat(r.payloadUri()).as("payload of %s", e.getKey()).isNull();
                 assertThat(r.payloadSha256()).as("payload of %s", e.getKey()).isNull();
+                // a refused URI is not kept as one to fetch; the redirect's message URI was admitted (its
+                // redirect was refused), so its record keeps that one, checked again by any later fetch
+                assertThat(r.sourceUri()).as("source_uri of %s", e.getKey())
+                        .isEqualTo("redirect".equals(e.getKey()) ? hostile.get("redirect").uri().toString() : null);
             }
             assertThat(pipeline.awaitOutcome(unknown, WAIT)).isEqualTo("quarantined");
             QuarantineRecord r = pipeline.assertQuarantinedOnce(unknown, "nobody", "any.pdf", ErrorClass.PERMANENT_INPUT,
                     "unknown_source");
             assertThat(r.payloadUri()).isNull();
+            assertThat(r.sourceUri()).isNull();
 
             assertThat(refusedRequests).as("requests that reached the refused server").hasValue(0);
             assertThat(documentRow(pipeline.dataSource(), "beta", "doc.pdf")).as("beta's document").isEqualTo(betaBefore);

@@ -28,6 +28,7 @@ import org.ingestquarantine.quarantine.QuarantineRecord;
 import org.ingestquarantine.quarantine.QuarantineStore;
 import org.ingestquarantine.testsupport.MutableClock;
 import org.ingestquarantine.testsupport.PostgresTestBase;
+import org.ingestquarantine.testsupport.SqlCount;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -209,7 +210,8 @@ class DispositionsTest extends PostgresTestBase {
 
     /**
      * Neither the marker sentence nor the content's sha256 survives anywhere: for a folder source the source
-     * version IS the sha256, so the record's and every attempt's source_version go with the payload hashes.
+     * version IS the sha256, so the record's and every attempt's source_version go with the payload hashes. Nor
+     * does the URI it was fetched from (it can name the document), on the record or any attempt.
      */
     @Test
     void shouldEraseEveryByteOfTheDocumentAndLeaveATombstone() throws Exception {
@@ -219,21 +221,29 @@ class DispositionsTest extends PostgresTestBase {
                 java.security.MessageDigest.getInstance("SHA-256").digest(content));
         index.index(new IndexedDocument("s", "secret.pdf", sha256, T0, sha256, "p1", "c1", "e1", 1,
                 List.of(new IndexedChunk(0, "chunk quoting " + MARKER, new float[] {1, 0}, 1, 1))));
+        String uri = "https://docs.example/merger-plans/zebra-kettles-4471.pdf";
         for (int delivery = 1; delivery <= 2; delivery++) {
             store.record(FailureEvidence.builder("s", "secret.pdf").errorClass(ErrorClass.DOWNSTREAM_CONTRACT)
                     .failure(new IllegalStateException("refused chunk: " + MARKER)).payload(payload).stage("embed")
-                    .sourceVersion(sha256).sourceUpdatedAt(T0).deliveryKey("msg-1").deliveryCount(delivery).build());
+                    .sourceUri(uri).sourceVersion(sha256).sourceUpdatedAt(T0).deliveryKey("msg-1")
+                    .deliveryCount(delivery).build());
         }
-        failWithPayload("s", "other.pdf", Files.write(temp.resolve("o.txt"), "other".getBytes(StandardCharsets.UTF_8)));
+        store.record(FailureEvidence.builder("s", "other.pdf").errorClass(ErrorClass.AMBIGUOUS_PARSE)
+                .errorFingerprint("fp").sourceUri("https://docs.example/other.pdf")
+                .payload(Files.write(temp.resolve("o.txt"), "other".getBytes(StandardCharsets.UTF_8))).build());
         assertThat(placesHoldingMarker()).as("the test can see the marker before erasure")
                 .contains("objects", "quarantine", "chunks");
         assertThat(placesHolding(sha256)).as("the test can see the hash before erasure")
                 .contains("quarantine", "quarantine_attempt", "documents");
+        assertThat(placesHolding(uri)).as("the test can see the URI before erasure")
+                .containsExactlyInAnyOrder("quarantine", "quarantine_attempt");
 
         QuarantineRecord tombstone = dispositions.erase("s", "secret.pdf");
 
         assertThat(placesHoldingMarker()).isEmpty();
         assertThat(placesHolding(sha256)).as("the content's sha256, in any column of any row").isEmpty();
+        assertThat(placesHolding(uri)).as("the URI it was fetched from, in any column of any row").isEmpty();
+        assertThat(tombstone.sourceUri()).isNull();
         assertThat(tombstone.disposition()).isEqualTo(Disposition.ERASED);
         assertThat(tombstone.payloadUri()).isNull();
         assertThat(tombstone.errorMessage()).isNull();
@@ -243,8 +253,11 @@ class DispositionsTest extends PostgresTestBase {
         assertThat(store.attempts(tombstone.dlqId())).hasSize(2).allSatisfy(a -> {
             assertThat(a.payloadSha256()).isNull();
             assertThat(a.sourceVersion()).isNull();
+            assertThat(a.sourceUri()).isNull();
         });
         assertThat(store.find("s", "other.pdf").orElseThrow().payloadUri()).isNotNull();
+        assertThat(store.find("s", "other.pdf").orElseThrow().sourceUri()).as("another record keeps its URI")
+                .isEqualTo("https://docs.example/other.pdf");
         assertThatThrownBy(() -> dispositions.erase("s", "never-seen.pdf")).isInstanceOf(BadOperatorInputException.class);
     }
 
@@ -339,26 +352,9 @@ class DispositionsTest extends PostgresTestBase {
 
     /** @return the tables with a row whose text (every column) contains {@code text} */
     private List<String> placesHolding(String text) throws Exception {
-        List<String> places = new ArrayList<>();
-        try (Connection c = dataSource().getConnection(); Statement s = c.createStatement()) {
-            List<String> tables = new ArrayList<>();
-            try (ResultSet rs = s.executeQuery("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")) {
-                while (rs.next()) {
-                    tables.add(rs.getString(1));
-                }
-            }
-            assertThat(tables).contains("quarantine", "quarantine_attempt", "chunks", "documents", "attempt_journal");
-            for (String table : tables) {
-                try (ResultSet rs = s.executeQuery("SELECT count(*) FROM \"" + table + "\" t WHERE t::text LIKE '%"
-                        + text + "%'")) {
-                    rs.next();
-                    if (rs.getLong(1) > 0) {
-                        places.add(table);
-                    }
-                }
-            }
-        }
-        return places;
+        assertThat(SqlCount.tables(dataSource()))
+                .contains("quarantine", "quarantine_attempt", "chunks", "documents", "attempt_journal");
+        return SqlCount.tablesHolding(dataSource(), text);
     }
 
     private List<Long> journalIds() throws Exception {

@@ -87,6 +87,8 @@ class DrainTest extends PostgresTestBase {
     private HttpServer server;
     private final Map<String, Served> served = new ConcurrentHashMap<>();
     private final List<Long> requestNanos = Collections.synchronizedList(new ArrayList<>());
+    /** Every request the server answered: method and request URI (path and query). */
+    private final List<String> requests = Collections.synchronizedList(new ArrayList<>());
     /** How long the server holds every answer, milliseconds (0: at once). */
     private volatile long answerDelayMillis;
     private QuarantineStore store;
@@ -124,6 +126,7 @@ class DrainTest extends PostgresTestBase {
 
     private void serve(HttpExchange x) throws IOException {
         requestNanos.add(System.nanoTime());
+        requests.add(x.getRequestMethod() + " " + x.getRequestURI());
         if (answerDelayMillis > 0) {
             try {
                 Thread.sleep(answerDelayMillis);
@@ -539,6 +542,79 @@ class DrainTest extends PostgresTestBase {
         assertThat(query("SELECT count(*) FROM documents")).isEqualTo("0");
         assertThat(query("SELECT string_agg(outcome, ',' ORDER BY outcome) FROM drain_run_items"))
                 .isEqualTo("not_attempted:unknown_source,not_attempted:uri_not_allowed");
+    }
+
+    /**
+     * A record keeps the URI its message named (a run-fed source: no base-uri, no folder an ingest counted), and the
+     * drain asks for exactly it, though it is not {@code <anything><doc_id>}; a failing attempt keeps it too. A
+     * source with {@code base-uri} configured is asked there instead: the configuration overrides the record.
+     */
+    @Test
+    void shouldFetchExactlyTheRecordedUriUnlessTheSourceHasABaseUri() throws Exception {
+        String docs = bases.get("web").toString();
+        recordAt("feed", "x.pdf", docs + "2025/x-7.pdf?rev=1");
+        served.put("2025/x-7.pdf", new Served(200, "\"x2\"", TextPdf.of("the producer's document now parses")));
+        recordAt("feed", "broken.pdf", docs + "2025/broken-7.pdf");
+        served.put("2025/broken-7.pdf", new Served(200, "\"b2\"", "still not a PDF".getBytes(StandardCharsets.US_ASCII)));
+        recordAt("web", "mirrored.pdf", docs + "old-place/mirrored.pdf");
+        served.put("mirrored.pdf", new Served(200, "\"m2\"", TextPdf.of("served where base-uri says")));
+
+        DrainReport report = drainWith(accessWith("feed", docs)).run(request(10, 50), (done, of) -> { });
+
+        assertThat(report.outcomes()).containsEntry("repaired_content_changed", 2L).hasSize(2);
+        assertThat(requests).containsExactlyInAnyOrder("HEAD /docs/2025/x-7.pdf?rev=1", "GET /docs/2025/x-7.pdf?rev=1",
+                "HEAD /docs/2025/broken-7.pdf", "GET /docs/2025/broken-7.pdf",
+                "HEAD /docs/mirrored.pdf", "GET /docs/mirrored.pdf");
+        assertThat(store.find("feed", "x.pdf").orElseThrow().disposition()).isEqualTo(Disposition.REPAIRED_CONTENT_CHANGED);
+        assertThat(disposition("mirrored.pdf")).isEqualTo(Disposition.REPAIRED_CONTENT_CHANGED);
+        QuarantineRecord broken = store.find("feed", "broken.pdf").orElseThrow();
+        assertThat(broken.disposition()).isEqualTo(Disposition.OPEN);
+        assertThat(store.attempts(broken.dlqId())).extracting(a -> a.sourceUri())
+                .as("the drain's attempt keeps the URI it asked").containsExactly(docs + "2025/broken-7.pdf",
+                        docs + "2025/broken-7.pdf");
+    }
+
+    /**
+     * The URI a record keeps was admitted when it was recorded; the drain's process checks it again against ITS
+     * configuration (narrowed since: the source may read only {@code /docs/public/} now), and a scheme no connector
+     * of its reads is not asked either: nothing is requested, the record stays exactly as it was, and the report
+     * says why.
+     */
+    @Test
+    void shouldNotAskForARecordedUriThisProcessNoLongerAllows() throws Exception {
+        String docs = bases.get("web").toString();
+        recordAt("feed", "private.pdf", docs + "private.pdf");
+        served.put("private.pdf", new Served(200, "\"p2\"", TextPdf.of("would parse now")));
+        recordAt("feed", "bucket.pdf", "s3://contracts/bucket.pdf");
+        QuarantineRecord before = store.find("feed", "private.pdf").orElseThrow();
+
+        DrainReport report = drainWith(accessWith("feed", docs + "public/")).run(request(10, 50), (done, of) -> { });
+
+        assertThat(report.outcomes()).containsOnly(Map.entry("not_attempted:uri_not_allowed", 1L),
+                Map.entry("not_attempted:unsupported_uri", 1L));
+        assertThat(report.notAttempted().get("not_attempted:uri_not_allowed")).contains("private.pdf")
+                .contains("http-allow");
+        assertThat(report.notAttempted().get("not_attempted:unsupported_uri")).contains("s3://contracts/bucket.pdf");
+        assertThat(requests).as("requests that reached the server").isEmpty();
+        assertThat(store.find("feed", "private.pdf").orElseThrow()).usingRecursiveComparison().isEqualTo(before);
+        assertThat(store.attempts(before.dlqId())).hasSize(1);
+    }
+
+    /** A failure as ingest records it for a message whose URI its source admitted. */
+    private void recordAt(String source, String docId, String uri) {
+        store.record(FailureEvidence.builder(source, docId).errorClass(ErrorClass.AMBIGUOUS_PARSE)
+                .errorFingerprint(COHORT).parserVersion(OLD_PARSER).sourceVersion("\"v1\"").sourceUri(uri).build());
+    }
+
+    /** The drained sources with a run-fed source {@code name} that may read under {@code prefix}, nothing more. */
+    private SourceAccess accessWith(String name, String prefix) {
+        java.util.Properties p = new java.util.Properties();
+        URI web = bases.get("web");
+        p.setProperty("sources.web.http-allow", web.getScheme() + "://" + web.getAuthority());
+        p.setProperty("sources.web.http-allow-private", "true");
+        p.setProperty("sources." + name + ".http-allow", prefix);
+        p.setProperty("sources." + name + ".http-allow-private", "true");
+        return SourceAccess.fromProperties(p);
     }
 
     /**

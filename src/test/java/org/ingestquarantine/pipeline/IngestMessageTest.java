@@ -49,6 +49,32 @@ class IngestMessageTest {
                 });
     }
 
+    /** A record keeps the URI it was fetched from, so a message's URI is bounded by the schema's maxLength. */
+    @Test
+    void shouldRefuseAUriOverTheSchemasCapAndAcceptOneAtIt() {
+        int cap = schemaUri().path("maxLength").asInt();
+        String prefix = "http://h/";
+        String atCap = prefix + "\u00e9".repeat(cap - prefix.length());
+        assertThat(IngestMessage.parse(withUri(atCap)).uri().toString()).isEqualTo(atCap);
+        assertThatThrownBy(() -> IngestMessage.parse(withUri(atCap + "x")))
+                .isInstanceOfSatisfying(PermanentInputException.class, e -> {
+                    assertThat(e.reasonCode()).isEqualTo("invalid_message");
+                    assertThat(e.getMessage()).contains("uri").contains("maxLength " + cap).hasSizeLessThan(200);
+                });
+    }
+
+    private static com.fasterxml.jackson.databind.JsonNode schemaUri() {
+        try (var in = IngestMessage.class.getResourceAsStream(IngestMessage.SCHEMA_RESOURCE)) {
+            return new ObjectMapper().readTree(in).path("properties").path("uri");
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private static String withUri(String uri) {
+        return new ObjectMapper().createObjectNode().put("source", "s").put("doc_id", "d").put("uri", uri).toString();
+    }
+
     @Test
     void shouldAcceptIdentitiesUpToTheCap() {
         String docId = "\u00e9".repeat(512);

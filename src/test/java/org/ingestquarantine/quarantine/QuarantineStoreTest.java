@@ -50,7 +50,7 @@ class QuarantineStoreTest extends PostgresTestBase {
         IllegalStateException failure = new IllegalStateException("missing /Root");
 
         QuarantineRecord r = store.record(FailureEvidence.builder("folder", "a.pdf")
-                .sourceVersion("etag-1").sourceUpdatedAt(T0.minusSeconds(60)).cursorAtArrival("c-7").ingestSeq(7L)
+                .sourceUri("file:///srv/docs/a.pdf").sourceVersion("etag-1").sourceUpdatedAt(T0.minusSeconds(60)).cursorAtArrival("c-7").ingestSeq(7L)
                 .connectorVersion("folder/1").parserVersion("pdfbox-3.0.6/1").chunkerVersion("para/1")
                 .embedderVersion("minilm/1").contentType("application/pdf").stage("parse").payload(pdf)
                 .errorClass(ErrorClass.AMBIGUOUS_PARSE).failure(failure).reasonCode("syntax")
@@ -59,6 +59,7 @@ class QuarantineStoreTest extends PostgresTestBase {
         assertThat(r.dlqId()).hasSize(26);
         assertThat(r.source()).isEqualTo("folder");
         assertThat(r.docId()).isEqualTo("a.pdf");
+        assertThat(r.sourceUri()).isEqualTo("file:///srv/docs/a.pdf");
         assertThat(r.sourceVersion()).isEqualTo("etag-1");
         assertThat(r.sourceUpdatedAt()).isEqualTo(T0.minusSeconds(60));
         assertThat(r.cursorAtArrival()).isEqualTo("c-7");
@@ -89,6 +90,7 @@ class QuarantineStoreTest extends PostgresTestBase {
         assertThat(store.attempts(r.dlqId())).singleElement().satisfies(a -> {
             assertThat(a.attemptNo()).isEqualTo(1);
             assertThat(a.deliveryKey()).isEqualTo("msg-1");
+            assertThat(a.sourceUri()).isEqualTo("file:///srv/docs/a.pdf");
             assertThat(a.payloadSha256()).isEqualTo(r.payloadSha256());
         });
     }
@@ -148,6 +150,26 @@ class QuarantineStoreTest extends PostgresTestBase {
         assertThat(second.payloadSha256()).isEqualTo(first.payloadSha256());
         assertThat(second.sourceVersion()).isEqualTo("v1");
         assertThat(second.attempts()).isEqualTo(2);
+    }
+
+    /**
+     * The record and each attempt keep the URI the document was fetched from; a repeat failure that names none (its
+     * URI refused by the trust check) keeps the last one on the record but not on its own attempt, and a later
+     * URI (the producer moved the document) replaces it.
+     */
+    @Test
+    void shouldKeepTheSourceUriOnTheRecordAndEachAttempt() {
+        String first = "http://docs.example/a/d.pdf";
+        String moved = "https://docs.example/b/d.pdf";
+        store.record(evidence("d.pdf", ErrorClass.AMBIGUOUS_PARSE, "u-1", 1).sourceUri(first).build());
+        QuarantineRecord refused = store.record(evidence("d.pdf", ErrorClass.PERMANENT_INPUT, "u-2", 1).build());
+        QuarantineRecord later = store.record(evidence("d.pdf", ErrorClass.AMBIGUOUS_PARSE, "u-3", 1)
+                .sourceUri(moved).build());
+
+        assertThat(refused.sourceUri()).as("the last known URI stays").isEqualTo(first);
+        assertThat(later.sourceUri()).as("the latest admitted URI").isEqualTo(moved);
+        assertThat(store.attempts(later.dlqId())).extracting(QuarantineAttempt::sourceUri)
+                .containsExactly(first, null, moved);
     }
 
     @Test
