@@ -79,6 +79,19 @@ class PayloadsInS3IT {
             assertThat(localReproduce.err.strip()).startsWith("reproduce: payload s3://" + bucket + "/evidence/")
                     .endsWith("set payload.store=s3 and payload.s3.bucket=" + bucket).doesNotContain("\n");
 
+            for (String[] command : new String[][] {{"erase", "--source", "contracts", "--doc-id", "08-truncated.pdf"},
+                    {"expire-payloads", "--older-than", "1s"}}) {
+                Thread.sleep(1100); // expire-payloads: both records are older than 1 s
+                List<String> args = new ArrayList<>(List.of(command));
+                args.addAll(List.of("--data-dir", op.toString()));
+                Result refused = run(args.toArray(String[]::new));
+                assertThat(refused.code).as(command[0]).isEqualTo(1);
+                assertThat(refused.err.strip()).as(command[0]).startsWith(command[0] + ": payload s3://" + bucket)
+                        .endsWith("set payload.store=s3 and payload.s3.bucket=" + bucket).doesNotContain("\n");
+            }
+            assertThat(run("show", "contracts/08-truncated.pdf", "--data-dir", op.toString()).out)
+                    .as("not erased where the bytes could not be reached").contains("disposition     open");
+
             // the same operator with the S3 settings: everything is where the records say
             props.forEach(this::set);
             for (String doc : new String[] {"contracts/08-truncated.pdf", "invoices/09-not-pdf-html.pdf"}) {
