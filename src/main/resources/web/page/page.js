@@ -231,8 +231,8 @@ async function recordView(view, dlqId) {
     el('th', { scope: 'row' }, f),
     el('td', { class: f === 'error_message' ? 'message' : 'mono' },
       r[f] === null || r[f] === undefined ? '–' : String(r[f]),
-      f === 'payload_uri' ? el('span', { class: 'ago' }, detail.payload_stored ? 'stored' : 'not stored (expired, erased or never fetched)') : null,
-      f === 'stack_trace_uri' ? el('span', { class: 'ago' }, detail.stack_trace_stored ? 'stored' : 'not stored') : null)));
+      f === 'payload_uri' ? el('span', { class: 'ago' }, detail.payload_stored ? 'stored' : detail.payload_note ? 'not readable here: ' + detail.payload_note : 'not stored (expired, erased or never fetched)') : null,
+      f === 'stack_trace_uri' ? el('span', { class: 'ago' }, detail.stack_trace_stored ? 'stored' : detail.stack_trace_note ? 'not readable here: ' + detail.stack_trace_note : 'not stored') : null)));
   const attempts = detail.attempts.map(a => el('tr', {},
     el('td', { class: 'n' }, a.attempt_no), timeCell(a.seen_at),
     el('td', {}, el('span', { class: 'tag ' + a.error_class }, a.error_class)),

@@ -80,7 +80,7 @@ import org.ingestquarantine.parse.ParserVersion;
 import org.ingestquarantine.parse.WorkerPoolParser;
 import org.ingestquarantine.pipeline.PipelineVersions;
 import org.ingestquarantine.pipeline.Settings;
-import org.ingestquarantine.quarantine.LocalPayloadStore;
+import org.ingestquarantine.quarantine.PayloadStores;
 import org.ingestquarantine.quarantine.QuarantineQueries;
 import org.ingestquarantine.quarantine.QuarantineRecorder;
 import org.ingestquarantine.quarantine.QuarantineStore;
@@ -111,7 +111,8 @@ import org.slf4j.LoggerFactory;
  * {@code parse.mode} (pool | in-process; in-process only for debugging: a hostile document can then take
  * the consumer down), {@code chunk.max-chars}, {@code chunk.max-tokens} (default: {@code embed.max-tokens} - 2, the embedder's; tests only), {@code chunk.overlap-words}, {@code embed.threads}, {@code embed.batch-chunks}, {@code embed.max-tokens} (see
  * {@link MiniLmEmbedder}), {@code failure.<class>.*} (see
- * {@link RedeliveryPolicies}) and {@code parse.*} (see {@link ParseLimits}).
+ * {@link RedeliveryPolicies}), {@code parse.*} (see {@link ParseLimits}), and {@code payload.*} with {@code s3.*}
+ * (see {@link PayloadStores}).
  */
 public final class AppConfiguration implements CamelConfiguration {
 
@@ -190,7 +191,9 @@ public final class AppConfiguration implements CamelConfiguration {
                 AttemptLease.forThisProcess(settings.requiredMillis("delivery.lease-ms")));
         Duration heartbeat = settings.requiredMillis("delivery.heartbeat-interval-ms");
         started.push(AttemptHeartbeat.start(journal, heartbeat));
-        LocalPayloadStore payloads = new LocalPayloadStore(dataDir.resolve("objects"));
+        PayloadStores payloads = PayloadStores.fromSettings(settings, dataDir);
+        started.push(payloads);
+        payloads.checkAtStart(); // a consumer that could not store evidence must not consume
         QuarantineStore store = new QuarantineStore(database.dataSource(), payloads,
                 source -> settings.find("sources." + source + ".owner"), clock);
         BrokerAdapter broker = timeline.time("broker", () -> brokerWiring.open(new BrokerSetup(settings,
@@ -220,7 +223,9 @@ public final class AppConfiguration implements CamelConfiguration {
         Preflight preflight = new Preflight(connectors, sourceAccess, maxBytes);
         // a message's source counts as its own only when this process is configured for it, as at preflight
         MessageReader reader = new MessageReader(sourceAccess::isConfigured);
-        ConsumerCircuitBreaker breaker = new ConsumerCircuitBreaker(database::reachableAfterOutage, classification,
+        // the payload store down holds the consumer as the database down does (a quarantine writes to both)
+        ConsumerCircuitBreaker breaker = new ConsumerCircuitBreaker(
+                () -> database.reachableAfterOutage() && payloads.reachable(), classification,
                 settings.requiredMillis("db.probe-interval-ms"));
         context.getManagementStrategy().addEventNotifier(new StageNotifier(journal::stage));
         InFlightAttempts inFlight = new InFlightAttempts();

@@ -28,7 +28,7 @@ import org.ingestquarantine.parse.ParserVersion;
 import org.ingestquarantine.parse.WorkerPoolParser;
 import org.ingestquarantine.pipeline.PipelineVersions;
 import org.ingestquarantine.pipeline.Settings;
-import org.ingestquarantine.quarantine.LocalPayloadStore;
+import org.ingestquarantine.quarantine.PayloadStores;
 import org.ingestquarantine.quarantine.PayloadStore;
 import org.ingestquarantine.quarantine.QuarantineStore;
 
@@ -37,7 +37,8 @@ import org.ingestquarantine.quarantine.QuarantineStore;
  * without broker, routes, model or parser workers. With {@code db.mode=embedded} (the embedded profile's
  * default) it takes the data folder's lock and starts the embedded PostgreSQL kept in
  * {@code <data-dir>/postgres}; with {@code db.mode=external} it connects to {@code db.url} and takes no lock.
- * The payload store is {@code <data-dir>/objects} either way. Closing stops what it started, newest first.
+ * The payload store is the one {@code payload.store} names ({@link PayloadStores}: {@code <data-dir>/objects} by
+ * default), and a record's object is reached where its URI says. Closing stops what it started, newest first.
  *
  * <p>Where sources may be read ({@code sources.<name>.*}) comes from the profile's properties, plus, for a
  * source they do not name, the folder an earlier {@code ingest <folder>} configured as its root on its command
@@ -64,7 +65,9 @@ public final class OperatorRuntime implements AutoCloseable {
         this.settings = settings;
         this.dataDir = dataDir;
         this.database = database;
-        this.payloads = new LocalPayloadStore(dataDir.resolve("objects"));
+        PayloadStores stores = PayloadStores.fromSettings(settings, dataDir);
+        started.push(stores);
+        this.payloads = stores;
         Clock clock = Clock.systemUTC();
         this.store = new QuarantineStore(database.dataSource(), payloads, this::ownerOf, clock);
         this.service = new OperatorService(database.dataSource(), store, payloads, clock, configuredSources);
@@ -136,7 +139,7 @@ public final class OperatorRuntime implements AutoCloseable {
         return database;
     }
 
-    /** @return the payload store of the data folder */
+    /** @return the payload stores: the configured one, and the local folder for older records */
     public PayloadStore payloads() {
         return payloads;
     }

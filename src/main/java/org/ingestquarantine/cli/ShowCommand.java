@@ -47,9 +47,9 @@ final class ShowCommand extends OperatorCommand {
         field(b, "content_type", r.contentType());
         field(b, "payload", r.payloadUri() == null ? "none (never fetched, expired or erased)"
                 : r.payloadUri() + " (" + r.payloadBytes() + " bytes, sha256 " + r.payloadSha256() + ")"
-                + (d.payloadStored() ? "" : " MISSING from the store"));
+                + presence(d.payloadStored(), d.payloadNote()));
         field(b, "stack_trace", r.stackTraceUri() == null ? "none"
-                : r.stackTraceUri() + (d.stackTraceStored() ? "" : " MISSING from the store"));
+                : r.stackTraceUri() + presence(d.stackTraceStored(), d.stackTraceNote()));
         Table t = new Table("attempt", "seen_at", "class", "error_type", "fingerprint", "reason", "stage",
                 "source_version", "parser_version", "delivery");
         for (QuarantineAttempt a : d.attempts()) {
@@ -63,6 +63,11 @@ final class ShowCommand extends OperatorCommand {
 
     private static void field(StringBuilder b, String name, Object value) {
         b.append(String.format("%-16s%s%n", name, value == null ? "-" : value.toString().replaceAll("\\p{Cntrl}", " ")));
+    }
+
+    /** @return nothing for an object that is stored, else whether it is missing or cannot be reached from here */
+    private static String presence(boolean stored, String note) {
+        return stored ? "" : note != null ? " NOT READABLE HERE: " + note : " MISSING from the store";
     }
 
     /** A version the record does not hold (the stage was never reached) as "-", never "null". */

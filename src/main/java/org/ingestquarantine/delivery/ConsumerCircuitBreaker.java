@@ -8,7 +8,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Holds the consumer while the database (quarantine store, index, attempt journal) cannot be reached,
+ * Holds the consumer while the database (quarantine store, index, attempt journal) or the payload store (where a
+ * quarantine puts the payload and stack trace) cannot be reached,
  * instead of burning the messages' deliveries on failures that waiting will cure (DESIGN.md §2).
  *
  * <p>A failure whose reason names the database opens the breaker. While it is open, every delivery
@@ -31,7 +32,7 @@ public final class ConsumerCircuitBreaker {
     private volatile boolean open;
 
     /**
-     * @param databaseReachable probe: true when the database answers; must not throw
+     * @param databaseReachable probe: true when the database and the payload store answer; must not throw
      * @param classification gives a failure's reason
      * @param probeInterval time between probes while open (property {@code db.probe-interval-ms})
      */
@@ -57,7 +58,8 @@ public final class ConsumerCircuitBreaker {
     public void onStoreFailure() {
         if (!open) {
             open = true;
-            LOG.warn("the database is unreachable; holding the consumer and probing every {} ms", probeInterval.toMillis());
+            LOG.warn("the database or the payload store is unreachable; holding the consumer and probing every {} ms",
+                    probeInterval.toMillis());
         }
     }
 
@@ -74,7 +76,7 @@ public final class ConsumerCircuitBreaker {
                 }
                 if (databaseReachable.getAsBoolean()) {
                     open = false;
-                    LOG.info("the database answers again; consuming");
+                    LOG.info("the database and the payload store answer again; consuming");
                     return;
                 }
                 wait(probeInterval.toMillis());

@@ -147,8 +147,11 @@ public final class OperatorService {
      */
     public RecordDetail show(String ref) {
         QuarantineRecord record = find(RecordRef.parse(ref));
-        return new RecordDetail(RecordView.of(record), store.attempts(record.dlqId()), stored(record.payloadUri()),
-                stored(record.stackTraceUri()));
+        String[] notes = new String[2];
+        boolean payload = stored(record.payloadUri(), notes, 0);
+        boolean trace = stored(record.stackTraceUri(), notes, 1);
+        return new RecordDetail(RecordView.of(record), store.attempts(record.dlqId()), payload, trace, notes[0],
+                notes[1]);
     }
 
     /**
@@ -163,12 +166,16 @@ public final class OperatorService {
                 + RecordRef.bounded(ref.toString()) + "; list records with 'cohorts' or 'overdue'"));
     }
 
-    private boolean stored(String uri) {
+    /** @return whether the object exists; when this process cannot tell, false, and why in {@code notes[at]} */
+    private boolean stored(String uri, String[] notes, int at) {
         try {
             return uri != null && payloads.exists(uri);
         } catch (IllegalArgumentException e) {
-            return false; // a URI of another store (moved data folder): not readable here
+            notes[at] = e.getMessage(); // a store this process is not configured for: the message names the setting
+        } catch (java.io.UncheckedIOException e) {
+            notes[at] = e.getCause().getMessage(); // the store does not answer
         }
+        return false;
     }
 
     /**

@@ -13,7 +13,6 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.security.DigestOutputStream;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -50,7 +49,7 @@ public final class LocalPayloadStore implements PayloadStore {
     @Override
     public StoredObject put(byte[] bytes) throws IOException {
         // bytes already in memory (stack traces): hash first, and write nothing when the object is stored already
-        String hash = HexFormat.of().formatHex(sha256().digest(bytes));
+        String hash = HexFormat.of().formatHex(Sha256.newDigest().digest(bytes));
         Path target = pathOf(hash);
         if (!Files.exists(target)) {
             // The hash is known before writing: the temporary file goes into the object's own folder and is
@@ -85,7 +84,7 @@ public final class LocalPayloadStore implements PayloadStore {
         Files.createDirectories(root);
         Path temp = Files.createTempFile(root, "incoming-", ".tmp");
         try {
-            MessageDigest digest = sha256();
+            MessageDigest digest = Sha256.newDigest();
             long size;
             try (OutputStream out = new DigestOutputStream(Files.newOutputStream(temp), digest)) {
                 size = in.transferTo(out);
@@ -142,13 +141,5 @@ public final class LocalPayloadStore implements PayloadStore {
             throw new IllegalArgumentException("payload URI " + uri + " is outside the store root " + root);
         }
         return path;
-    }
-
-    private static MessageDigest sha256() {
-        try {
-            return MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is required of every Java runtime", e);
-        }
     }
 }

@@ -6,7 +6,7 @@ import java.nio.file.Path;
 
 /**
  * Content-addressed object storage for quarantined payloads and stack traces (a local folder by default,
- * S3 optional). Objects are named by their SHA-256, so storing the same bytes twice stores them once and
+ * S3 optional: {@code payload.store}, see {@link PayloadStores}). Objects are named by their SHA-256, so storing the same bytes twice stores them once and
  * returns the same {@link StoredObject}. Objects are only deleted by erasure or payload expiry.
  */
 public interface PayloadStore {
@@ -63,4 +63,13 @@ public interface PayloadStore {
      * @throws IllegalArgumentException if the URI does not belong to this store
      */
     boolean delete(String uri) throws IOException;
+
+    /**
+     * Whether the store answers now, for the consumer's circuit breaker: while it does not, the consumer is held.
+     *
+     * @return true when it answers; never throws
+     */
+    default boolean reachable() {
+        return true;
+    }
 }

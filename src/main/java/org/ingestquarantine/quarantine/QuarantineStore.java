@@ -213,10 +213,8 @@ public final class QuarantineStore {
         try {
             return evidence.payload() != null ? payloads.put(evidence.payload()) : payloads.put(evidence.messageBody());
         } catch (IOException e) {
-            throw new QuarantineWriteException("payload of " + LogSafe.identity(evidence.source()) + "/"
-                    + LogSafe.identity(evidence.docId())
-                    + " could not be stored (" + e.getClass().getSimpleName() + "); do not acknowledge the message,"
-                    + " check that the payload store is writable", e);
+            throw notStored("payload of " + LogSafe.identity(evidence.source()) + "/"
+                    + LogSafe.identity(evidence.docId()), e);
         }
     }
 
@@ -227,10 +225,20 @@ public final class QuarantineStore {
         try {
             return payloads.put(evidence.stackTrace().getBytes(StandardCharsets.UTF_8));
         } catch (IOException e) {
-            throw new QuarantineWriteException("stack trace of " + evidence.source() + "/" + evidence.docId()
-                    + " could not be stored (" + e.getClass().getSimpleName() + "); do not acknowledge the message,"
-                    + " check that the payload store is writable", e);
+            throw notStored("stack trace of " + LogSafe.identity(evidence.source()) + "/"
+                    + LogSafe.identity(evidence.docId()), e);
         }
+    }
+
+    /**
+     * @return the failure to store an object: the store's own one line (an S3 store names its setting; a local
+     *     folder's exception names a path of ours, never document text)
+     */
+    private static QuarantineWriteException notStored(String what, IOException e) {
+        String reason = e.getMessage() == null ? e.getClass().getSimpleName()
+                : e.getClass().getSimpleName() + ": " + e.getMessage().lines().findFirst().orElse("");
+        return new QuarantineWriteException(what + " could not be stored (" + reason + "); do not acknowledge the"
+                + " message, pause consumption until the payload store (" + PayloadStores.STORE + ") answers again", e);
     }
 
     /**

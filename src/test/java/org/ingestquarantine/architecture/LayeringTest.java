@@ -27,7 +27,8 @@ class LayeringTest {
     /**
      * The floors of the house, top to bottom; a layer may use only the layers below it. The operator's
      * service layer sits below the commands and the HTTP API (web) and above what it reads and repairs;
-     * web does not reach the brokers, and the operator layer uses delivery only for the attempt journal.
+     * web does not reach the brokers, and the operator layer uses delivery only for the attempt journal. The S3
+     * client's settings (objectstore) sit at the bottom, for the payload store and the S3 document connector.
      */
     @Test
     void shouldPointDownOnly() {
@@ -45,6 +46,7 @@ class LayeringTest {
             .layer("pipeline").definedBy(ROOT + "pipeline..")
             .layer("failure").definedBy(ROOT + "failure..")
             .layer("db").definedBy(ROOT + "db..")
+            .layer("objectstore").definedBy(ROOT + "objectstore..")
             .whereLayer("cli").mayNotBeAccessedByAnyLayer()
             .whereLayer("app").mayOnlyBeAccessedByLayers("cli")
             .whereLayer("web").mayOnlyBeAccessedByLayers("cli", "app")
@@ -64,6 +66,8 @@ class LayeringTest {
                     "quarantine", "ingest", "parse", "metrics", "pipeline")
             .whereLayer("db").mayOnlyBeAccessedByLayers("cli", "app", "web", "operator", "broker", "delivery",
                     "quarantine", "ingest", "parse", "metrics", "pipeline", "failure")
+            .whereLayer("objectstore").mayOnlyBeAccessedByLayers("cli", "app", "web", "operator", "broker", "delivery",
+                    "quarantine", "ingest", "parse", "metrics", "pipeline", "failure", "db")
                 .check(PRODUCT);
     }
 }

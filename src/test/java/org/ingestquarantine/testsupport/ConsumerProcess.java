@@ -93,6 +93,20 @@ public final class ConsumerProcess implements AutoCloseable {
         return process.waitFor();
     }
 
+    /**
+     * Waits for a command that ends by itself (e.g. {@code ingest <folder>}).
+     *
+     * @param limit how long at most
+     * @return the exit code
+     * @throws IllegalStateException if it still runs after {@code limit}
+     */
+    public int awaitExit(java.time.Duration limit) throws InterruptedException {
+        if (!process.waitFor(limit.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+            throw new IllegalStateException("still running after " + limit);
+        }
+        return process.exitValue();
+    }
+
     /** @return the parser worker JVMs it had when it was killed or terminated */
     public List<ProcessHandle> workersAtStop() {
         return workers;

@@ -83,6 +83,16 @@ public final class S3Server {
                 "aws.accessKeyId", ACCESS_KEY, "aws.secretAccessKey", SECRET_KEY);
     }
 
+    /**
+     * Makes the SDK's default credentials chain find this server's keys in this JVM (system properties
+     * {@code aws.accessKeyId} and {@code aws.secretAccessKey}), for product code built in a test; a child process
+     * gets them from {@link #properties()} as {@code -D} settings.
+     */
+    public void exportCredentials() {
+        System.setProperty("aws.accessKeyId", ACCESS_KEY);
+        System.setProperty("aws.secretAccessKey", SECRET_KEY);
+    }
+
     /** @return a client of this server; close it */
     public S3Client client() {
         return S3Client.builder().endpointOverride(endpoint()).region(Region.of(REGION))
