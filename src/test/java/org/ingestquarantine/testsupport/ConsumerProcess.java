@@ -112,21 +112,6 @@ public final class ConsumerProcess implements AutoCloseable {
         return workers;
     }
 
-    /**
-     * Waits for the process to end by itself (a command such as {@code show} or {@code erase}).
-     *
-     * @param limit how long to wait
-     * @return the exit code
-     * @throws IllegalStateException if it still runs after {@code limit} (it is killed)
-     */
-    public int waitFor(java.time.Duration limit) throws InterruptedException {
-        if (!process.waitFor(limit.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
-            close();
-            throw new IllegalStateException("still running after " + limit + ", killed");
-        }
-        return process.exitValue();
-    }
-
     /** @return its process id */
     public long pid() {
         return process.pid();
