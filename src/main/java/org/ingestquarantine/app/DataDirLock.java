@@ -5,16 +5,23 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * One process at a time per data folder: an OS file lock on {@code <data-dir>/.lock}, released when the
- * process ends, however it ends (so a killed run leaves no stale lock behind).
+ * process ends, however it ends (so a killed run leaves no stale lock behind). The holder writes its pid into
+ * the file ({@link #holderPid}).
  */
 public final class DataDirLock implements AutoCloseable {
+
+    /** The lock file's name in the data folder: {@value}. */
+    static final String FILE = ".lock";
 
     private final FileChannel channel;
     private final FileLock lock;
@@ -31,24 +38,53 @@ public final class DataDirLock implements AutoCloseable {
      *     message that says which
      */
     public static DataDirLock acquire(Path dataDir) {
+        return tryAcquire(dataDir).orElseThrow(() -> new IllegalStateException("data folder " + dataDir.toAbsolutePath()
+                + " is in use by another ingest-quarantine process; wait for it or use another --data-dir"));
+    }
+
+    /**
+     * @param dataDir the data folder; created if missing
+     * @return the held lock, or empty when another process (or this one) holds it
+     * @throws IllegalStateException if the folder is a file
+     * @throws UncheckedIOException if the lock file cannot be used
+     */
+    static Optional<DataDirLock> tryAcquire(Path dataDir) {
         if (Files.exists(dataDir) && !Files.isDirectory(dataDir)) {
             throw new IllegalStateException("--data-dir " + dataDir + " is a file, not a folder");
         }
         try {
             Files.createDirectories(dataDir);
-            FileChannel channel = FileChannel.open(dataDir.resolve(".lock"), StandardOpenOption.CREATE,
+            FileChannel channel = FileChannel.open(dataDir.resolve(FILE), StandardOpenOption.CREATE,
                     StandardOpenOption.WRITE);
-            FileLock lock = channel.tryLock();
+            FileLock lock;
+            try {
+                lock = channel.tryLock();
+            } catch (OverlappingFileLockException heldByThisProcess) {
+                lock = null;
+            }
             if (lock == null) {
                 channel.close();
-                throw new IllegalStateException("data folder " + dataDir.toAbsolutePath()
-                        + " is in use by another ingest-quarantine process; wait for it or use another --data-dir");
+                return Optional.empty();
             }
             channel.truncate(0);
             channel.write(ByteBuffer.wrap((ProcessHandle.current().pid() + "\n").getBytes(StandardCharsets.US_ASCII)));
-            return new DataDirLock(channel, lock);
+            return Optional.of(new DataDirLock(channel, lock));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot lock data folder " + dataDir + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * @param dataDir the data folder
+     * @return the pid the last holder wrote into the lock file; empty when there is none (never held, or a
+     *     holder between taking the lock and writing its pid)
+     */
+    static OptionalLong holderPid(Path dataDir) {
+        try {
+            String first = Files.readString(dataDir.resolve(FILE), StandardCharsets.US_ASCII).strip();
+            return first.isEmpty() ? OptionalLong.empty() : OptionalLong.of(Long.parseLong(first.lines().findFirst().orElse("")));
+        } catch (IOException | NumberFormatException e) {
+            return OptionalLong.empty();
         }
     }
 
