@@ -51,6 +51,27 @@ class DataDirClaimTest {
         }
     }
 
+    /**
+     * The lock is a POSIX record lock, dropped by the OS when its process closes any descriptor of the file: a claim
+     * in the JVM that holds the folder must leave it held, as another process (python3's lockf, the same kind of
+     * lock) sees it.
+     */
+    @Test
+    void shouldKeepTheLockThisJvmHoldsThroughItsOwnClaims() throws Exception {
+        try (DataDirLock held = DataDirLock.acquire(data);
+             HolderDatabase published = HolderDatabase.publish(data, "jdbc:postgresql://localhost:5999/postgres",
+                     "postgres", "")) {
+            assertThat(DataDirClaim.of(data, WAIT, POLL).holder()).isPresent();
+            assertThat(DataDirLock.tryAcquire(data)).isEmpty();
+            org.ingestquarantine.testsupport.Exec other = org.ingestquarantine.testsupport.Exec.run(java.util.List.of(
+                    "python3", "-c", "import fcntl, sys; f = open(sys.argv[1], 'a');"
+                            + " fcntl.lockf(f, fcntl.LOCK_EX | fcntl.LOCK_NB)", data.resolve(".lock").toString()),
+                    Duration.ofSeconds(30));
+            assertThat(other.exitCode()).as("another process's lock attempt: %s", other.output()).isNotZero();
+            assertThat(other.output()).contains("BlockingIOError");
+        }
+    }
+
     @Test
     void shouldPublishForTheOwnerOnlyAndRemoveTheNoticeOnClose() throws Exception {
         try (HolderDatabase published = HolderDatabase.publish(data, "jdbc:postgresql://localhost:5999/postgres",
