@@ -453,19 +453,26 @@ public final class AppConfiguration implements CamelConfiguration {
         Duration timeout = settings.millis(Database.CONNECT_TIMEOUT_PROPERTY,
                 Duration.ofMillis(Database.DEFAULT_CONNECT_TIMEOUT_MS));
         Database database;
+        EmbeddedPostgresService postgres = null;
         if ("embedded".equals(settings.string("db.mode", "embedded"))) {
             // stopped last, by the Stopper once the consumers are done (PipelineApp), never by zonky's exit hook
-            EmbeddedPostgresService postgres = timeline.time("postgres", () -> EmbeddedPostgresService.start(
+            EmbeddedPostgresService server = timeline.time("postgres", () -> EmbeddedPostgresService.start(
                     EmbeddedPostgresService.folderIn(dataDir), (int) settings.number("db.port", 0), false));
-            started.push(postgres);
-            registry.bind("embeddedPostgres", postgres);
-            database = timeline.time("schema", () -> Database.open(postgres.jdbcUrl(), postgres.user(),
-                    postgres.password(), timeout));
+            started.push(server);
+            registry.bind("embeddedPostgres", server);
+            database = timeline.time("schema", () -> Database.open(server.jdbcUrl(), server.user(),
+                    server.password(), timeout));
+            postgres = server;
         } else {
             database = Database.open(settings.required(Database.URL_PROPERTY), settings.string("db.user", "postgres"),
                     settings.string("db.password", ""), timeout);
         }
         started.push(database);
+        if (postgres != null) {
+            // operator commands on the data folder this process holds connect to it (OperatorRuntime); the notice
+            // goes first on stop, before the database
+            started.push(HolderDatabase.publish(dataDir, postgres.jdbcUrl(), postgres.user(), postgres.password()));
+        }
         registry.bind("database", database);
         // the quarantine route's sql: endpoint writes through this pool
         registry.bind("dataSource", database.dataSource());

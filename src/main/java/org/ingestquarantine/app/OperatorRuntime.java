@@ -9,6 +9,7 @@ import java.util.Deque;
 import java.util.Map;
 import java.util.Optional;
 import org.ingestquarantine.db.Database;
+import org.ingestquarantine.db.DatabaseUnavailableException;
 import org.ingestquarantine.db.EmbeddedPostgresService;
 import org.ingestquarantine.ingest.DocumentIndex;
 import org.ingestquarantine.ingest.MiniLmEmbedder;
@@ -35,8 +36,10 @@ import org.ingestquarantine.quarantine.QuarantineStore;
 /**
  * What the operator commands need, and nothing more: the database and the payload store of a data folder,
  * without broker, routes, model or parser workers. With {@code db.mode=embedded} (the embedded profile's
- * default) it takes the data folder's lock and starts the embedded PostgreSQL kept in
- * {@code <data-dir>/postgres}; with {@code db.mode=external} it connects to {@code db.url} and takes no lock.
+ * default) it connects to the database of the process holding the data folder ({@code run}, {@code ingest},
+ * {@code serve}: see {@link DataDirClaim}), or, when none does, takes the folder's lock and starts the embedded
+ * PostgreSQL kept in {@code <data-dir>/postgres}; with {@code db.mode=external} it connects to {@code db.url} and
+ * takes no lock.
  * The payload store is the one {@code payload.store} names ({@link PayloadStores}: {@code <data-dir>/objects} by
  * default), and a record's object is reached where its URI says. Closing stops what it started, newest first.
  *
@@ -55,10 +58,12 @@ public final class OperatorRuntime implements AutoCloseable {
     private final PayloadStore payloads;
     private final QuarantineStore store;
     private final OperatorService service;
+    private final Optional<ProcessHandle> holder;
 
     private OperatorRuntime(Deque<AutoCloseable> started, Settings settings, SourceAccess sources,
                             java.util.Set<String> configuredSources, Map<String, Path> missingRoots, Path dataDir,
-                            Database database) {
+                            Database database, Optional<ProcessHandle> holder) {
+        this.holder = holder;
         this.sources = sources;
         this.missingRoots = missingRoots;
         this.started = started;
@@ -79,8 +84,8 @@ public final class OperatorRuntime implements AutoCloseable {
      * @param overrides properties that win over the profile's
      * @return the open runtime; close it
      * @throws org.ingestquarantine.db.DatabaseUnavailableException if the database cannot be reached or migrated
-     * @throws IllegalStateException if another process holds the data folder (embedded database), or a
-     *     required property is missing
+     * @throws IllegalStateException if another process holds the data folder (embedded database) and names no
+     *     database to connect to within {@code db.holder-wait-ms}, or a required property is missing
      * @throws IllegalArgumentException if the profile is unknown
      */
     public static OperatorRuntime open(String profile, Path dataDir, Map<String, String> overrides) throws Exception {
@@ -91,28 +96,59 @@ public final class OperatorRuntime implements AutoCloseable {
             Duration timeout = settings.millis(Database.CONNECT_TIMEOUT_PROPERTY,
                     Duration.ofMillis(Database.DEFAULT_CONNECT_TIMEOUT_MS));
             Database database;
+            Optional<ProcessHandle> holder = Optional.empty();
             if ("embedded".equals(settings.required("db.mode"))) {
-                started.push(DataDirLock.acquire(dataDir));
-                EmbeddedPostgresService postgres = EmbeddedPostgresService.start(EmbeddedPostgresService.folderIn(dataDir),
-                        (int) settings.number("db.port", 0));
-                started.push(postgres);
-                database = Database.open(postgres.jdbcUrl(), postgres.user(), postgres.password(), timeout);
+                DataDirClaim claim = DataDirClaim.of(dataDir, settings.requiredMillis(DataDirClaim.WAIT_PROPERTY),
+                        settings.requiredMillis(DataDirClaim.POLL_PROPERTY));
+                holder = claim.holder().flatMap(n -> ProcessHandle.of(n.pid()));
+                database = openEmbedded(claim, settings, dataDir, started, timeout);
             } else {
                 database = Database.open(settings.required(Database.URL_PROPERTY),
                         settings.string("db.user", "postgres"), settings.string("db.password", ""), timeout);
+                started.push(database);
             }
-            started.push(database);
             // a folder an earlier `ingest <folder>` configured on its command line, for sources the profile does not name
             Map<String, Path> recorded = new SourceRoots(database.dataSource(), Clock.systemUTC()).all();
             SourceAccess sources = SourceAccess.fromProperties(SourceRoots.withRecordedRoots(configured, recorded));
             java.util.Set<String> names = SourceAccess.namesIn(configured);
             names.addAll(sources.sourceNames());
             return new OperatorRuntime(started, settings, sources, names, SourceRoots.missing(configured, recorded),
-                    dataDir, database);
+                    dataDir, database, holder);
         } catch (Exception | Error e) {
             closeAll(started, e);
             throw e;
         }
+    }
+
+    /**
+     * The data folder's embedded database: the one the process holding the folder runs and published
+     * ({@link DataDirClaim}), connected to without a lock, or, when no process holds it, the folder's lock and an
+     * embedded PostgreSQL started here, published in turn for other operator commands.
+     */
+    private static Database openEmbedded(DataDirClaim claim, Settings settings, Path dataDir,
+                                         Deque<AutoCloseable> started, Duration timeout) {
+        if (claim.holder().isPresent()) {
+            HolderDatabase.Notice holder = claim.holder().get();
+            Database database;
+            try {
+                database = Database.open(holder.jdbcUrl(), holder.user(), holder.password(), timeout);
+            } catch (DatabaseUnavailableException e) {
+                throw new DatabaseUnavailableException("data folder " + dataDir.toAbsolutePath() + " is in use by"
+                        + " process " + holder.pid() + ", whose database at " + holder.jdbcUrl() + " did not answer"
+                        + " (it may be stopping); try again", e);
+            }
+            started.push(database);
+            return database;
+        }
+        started.push(claim.lock().get());
+        EmbeddedPostgresService postgres = EmbeddedPostgresService.start(EmbeddedPostgresService.folderIn(dataDir),
+                (int) settings.number("db.port", 0));
+        started.push(postgres);
+        Database database = Database.open(postgres.jdbcUrl(), postgres.user(), postgres.password(), timeout);
+        started.push(database);
+        // removed first on close, before the database stops
+        started.push(HolderDatabase.publish(dataDir, postgres.jdbcUrl(), postgres.user(), postgres.password()));
+        return database;
     }
 
     private Optional<String> ownerOf(String source) {
@@ -122,6 +158,14 @@ public final class OperatorRuntime implements AutoCloseable {
     /** @return the operator's questions */
     public OperatorService service() {
         return service;
+    }
+
+    /**
+     * @return the process holding the data folder whose database this runtime uses beside it; empty when this
+     *     runtime holds the folder or the database is external
+     */
+    public Optional<ProcessHandle> holder() {
+        return holder;
     }
 
     /** @return the merged properties of the profile */

@@ -19,7 +19,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * What every operator command shares: {@code --profile}, {@code --data-dir} and {@code --json}; the database
- * alone is started ({@link OperatorRuntime}), never the pipeline. Exit codes: 0 answered, 1 the database (or
+ * alone is used ({@link OperatorRuntime}: the one of the process holding the data folder, or started here), never
+ * the pipeline. Exit codes: 0 answered, 1 the database (or
  * the data folder) could not be used, 2 bad arguments or a name that matches nothing; on 1 and 2 one line on
  * stderr says why, and nothing was changed.
  */

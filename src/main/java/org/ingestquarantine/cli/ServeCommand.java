@@ -30,6 +30,8 @@ final class ServeCommand extends OperatorCommand {
         for (String signal : new String[] {"TERM", "INT"}) {
             sun.misc.Signal.handle(new sun.misc.Signal(signal), s -> stop.countDown());
         }
+        // beside a run that holds the data folder: its database stops with it, and so does this page
+        runtime.holder().ifPresent(holder -> holder.onExit().thenRun(stop::countDown));
         try (OperatorApi api = OperatorApi.start(address, new OperatorApi.Backend(runtime.service(),
                         runtime.dispositions(), runtime.registers(), runtime.sourceCounts()), settings.find("operator.api-token").orElse(null),
                 Duration.ofDays(settings.requiredNumber("operator.retention-age-days")))) {
@@ -37,6 +39,11 @@ final class ServeCommand extends OperatorCommand {
                     + "/ and its API under /api/ (SIGTERM or Ctrl-C stops)");
             out.flush();
             stop.await();
+        }
+        if (runtime.holder().isPresent() && !runtime.holder().get().isAlive()) {
+            spec.commandLine().getErr().println("serve: process " + runtime.holder().get().pid() + ", whose database"
+                    + " this page used beside it, stopped, and its database with it; start serve again");
+            return 1;
         }
         return 0;
     }

@@ -1,0 +1,117 @@
+package org.ingestquarantine.app;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Optional;
+import java.util.Properties;
+
+/**
+ * How to reach the database of the process that holds a data folder ({@link DataDirLock}), published by it in
+ * {@code <data-dir>/}{@value #FILE} once its embedded PostgreSQL answers, so that operator commands and
+ * {@code serve} on that folder connect to it instead of refusing ({@link DataDirClaim}). The file holds the
+ * holder's pid, the JDBC URL, the user and the password (empty while the embedded server trusts local
+ * connections), is readable by its owner only (mode 600) and is written atomically (a temporary file moved over
+ * it), so a reader sees all of it or nothing. Closing removes it; a holder killed with SIGKILL leaves it behind,
+ * and readers ignore it then because its pid is no longer the folder's live holder.
+ */
+public final class HolderDatabase implements AutoCloseable {
+
+    /** The file's name in the data folder: {@value}. */
+    public static final String FILE = ".database";
+
+    private final Path file;
+
+    private HolderDatabase(Path file) {
+        this.file = file;
+    }
+
+    /**
+     * What a holder published. {@link #toString()} leaves the password out.
+     *
+     * @param pid the holder's process id
+     * @param jdbcUrl where its database listens
+     * @param user the database user
+     * @param password the user's password, may be empty
+     */
+    public record Notice(long pid, String jdbcUrl, String user, String password) {
+
+        @Override
+        public String toString() {
+            return "pid " + pid + ", " + jdbcUrl + ", user " + user;
+        }
+    }
+
+    /**
+     * Publishes this process's database for the data folder it holds.
+     *
+     * @param dataDir the data folder this process holds
+     * @param jdbcUrl its database's JDBC URL
+     * @param user the database user
+     * @param password the user's password, may be empty
+     * @return the published file; close it to remove it (before the database stops)
+     * @throws UncheckedIOException if the file cannot be written
+     */
+    static HolderDatabase publish(Path dataDir, String jdbcUrl, String user, String password) {
+        Path file = dataDir.resolve(FILE);
+        Properties p = new Properties();
+        p.setProperty("pid", Long.toString(ProcessHandle.current().pid()));
+        p.setProperty("jdbc-url", jdbcUrl);
+        p.setProperty("user", user);
+        p.setProperty("password", password);
+        try {
+            Path tmp = ownerOnly(Files.createTempFile(dataDir, FILE, ".tmp"));
+            try {
+                try (Writer w = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
+                    p.store(w, "the database of the ingest-quarantine process holding this data folder");
+                }
+                Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } finally {
+                Files.deleteIfExists(tmp);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage(), e);
+        }
+        return new HolderDatabase(file);
+    }
+
+    private static Path ownerOnly(Path file) throws IOException {
+        if (file.getFileSystem().supportedFileAttributeViews().contains("posix")) {
+            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+        }
+        return file;
+    }
+
+    /**
+     * @param dataDir a data folder
+     * @return what its file says, whoever wrote it and whether that process still lives; empty when there is no
+     *     file or it is incomplete
+     */
+    static Optional<Notice> read(Path dataDir) {
+        Properties p = new Properties();
+        try (Reader r = Files.newBufferedReader(dataDir.resolve(FILE), StandardCharsets.UTF_8)) {
+            p.load(r);
+            String url = p.getProperty("jdbc-url");
+            String user = p.getProperty("user");
+            if (url == null || user == null) {
+                return Optional.empty();
+            }
+            return Optional.of(new Notice(Long.parseLong(p.getProperty("pid", "").strip()), url, user,
+                    p.getProperty("password", "")));
+        } catch (IOException | IllegalArgumentException e) { // a malformed pid or escape: not a notice
+            return Optional.empty();
+        }
+    }
+
+    /** Removes the file, so that no operator connects to a database about to stop. */
+    @Override
+    public void close() throws IOException {
+        Files.deleteIfExists(file);
+    }
+}
