@@ -237,6 +237,8 @@ public final class AppConfiguration implements CamelConfiguration {
         registry.bind("fetcher", new Fetcher(preflight, dataDir.resolve("work"), maxBytes));
         registry.bind("parseStage", new ParseStage(parser));
         registry.bind("chunkStage", new ChunkStage(chunker));
+        registry.bind("embedder", embedder);
+        registry.bind("localModel", tokenizer); // with embed.provider=openai its weights stay unloaded
         registry.bind("embedStage", new EmbedStage(embedder));
         registry.bind("indexStage", new IndexStage(index, versions));
         registry.bind("outcomes", new Outcomes(journal, metrics, inFlight));
