@@ -114,12 +114,12 @@ final class EmbeddingsClient {
                 break;
             }
         }
-        String message = "the embedding service at " + settings.shownUrl() + " (" + OpenAiSettings.URL + ") " + what
-                + "; retrying later";
+        String failed = "the embedding service at " + settings.shownUrl() + " (" + OpenAiSettings.URL + ") " + what;
         if (unreachable.compareAndSet(false, true)) {
-            LOG.warn("{}: documents are released and retried until it answers", message);
+            LOG.warn("{}; documents are released for redelivery within their transient budget (failure.transient.*)",
+                    failed);
         }
-        return new TransientException(reason, message, e);
+        return new TransientException(reason, failed + "; retrying later", e);
     }
 
     /** @return {@code ": <the body, bounded and escaped>"}, or nothing for an empty body */
