@@ -21,7 +21,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import javax.sql.DataSource;
@@ -44,7 +44,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Ensures the real pipeline with {@code embed.provider = openai}, against our own embedding service on loopback
  * (all-MiniLM-L6-v2 behind {@code /v1/embeddings}), indexes the sample PDFs as the local embedder does (same
  * documents, same chunk counts, the same vectors within 1e-4) without loading the model's weights itself; that a
- * service answering 429 for a while costs transient releases, each waiting out its Retry-After, and no quarantine;
+ * service answering 429 for a while (its first three requests) costs transient releases, each waiting out its Retry-After, and no quarantine;
  * and that one returning 512-wide vectors quarantines the document downstream_contract on its first delivery.
  */
 class EmbeddingServiceIT {
@@ -56,8 +56,8 @@ class EmbeddingServiceIT {
     private enum Mode { REAL, RATE_LIMITED, WIDE }
 
     private static final AtomicReference<Mode> MODE = new AtomicReference<>(Mode.REAL);
-    /** Until when (System.nanoTime) a rate-limited service answers 429. */
-    private static final AtomicLong LIMITED_UNTIL = new AtomicLong();
+    /** How many more requests a rate-limited service answers 429. */
+    private static final AtomicInteger LIMITED_LEFT = new AtomicInteger();
     private static final List<Long> REQUESTS_AT = Collections.synchronizedList(new ArrayList<>());
     private static MiniLmEmbedder model;
     private static HttpServer service;
@@ -74,7 +74,7 @@ class EmbeddingServiceIT {
         service.createContext(EmbeddingServer.PATH, x -> {
             REQUESTS_AT.add(System.nanoTime());
             Mode mode = MODE.get();
-            if (mode == Mode.RATE_LIMITED && System.nanoTime() < LIMITED_UNTIL.get()) {
+            if (mode == Mode.RATE_LIMITED && LIMITED_LEFT.getAndDecrement() > 0) {
                 x.getRequestBody().readAllBytes();
                 x.getResponseHeaders().set("Retry-After", "1");
                 send(x, 429, "{\"error\":{\"message\":\"Rate limit reached\"}}".getBytes(StandardCharsets.UTF_8));
@@ -135,10 +135,11 @@ class EmbeddingServiceIT {
         // Retry-After 1 s, within failure.transient.backoff-max-ms (2 s here): each release waits about 1 s
         MODE.set(Mode.RATE_LIMITED);
         try (TestPipeline pipeline = TestPipeline.start(data, openai("failure.transient.backoff-max-ms", "2000"))) {
-            LIMITED_UNTIL.set(System.nanoTime() + Duration.ofSeconds(3).toNanos());
+            LIMITED_LEFT.set(3);
             String key = pipeline.publishFile("it", "rate-limited.pdf", SAMPLES.resolve("01-text-one-page.pdf"));
             assertThat(pipeline.awaitOutcome(key, WAIT)).isEqualTo("indexed");
-            assertThat(pipeline.deliveries(key)).as("deliveries: released while limited").isBetween(3, 7);
+            assertThat(pipeline.deliveries(key)).as("deliveries: three released while limited, then indexed")
+                    .isEqualTo(4);
             assertThat(pipeline.store().find("it", "rate-limited.pdf")).as("quarantine record").isEmpty();
             List<Long> at = new ArrayList<>(REQUESTS_AT);
             for (int i = 1; i < at.size(); i++) {
