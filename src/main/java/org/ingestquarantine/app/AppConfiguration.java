@@ -110,7 +110,7 @@ import org.slf4j.LoggerFactory;
  * {@code sources.count-interval-ms} and {@code sources.count-max-documents} (see {@link SourceListing}),
  * {@code parse.mode} (pool | in-process; in-process only for debugging: a hostile document can then take
  * the consumer down), {@code chunk.max-chars}, {@code chunk.max-tokens} (default: {@code embed.max-tokens} - 2, the embedder's; tests only), {@code chunk.overlap-words}, {@code embed.threads}, {@code embed.batch-chunks}, {@code embed.max-tokens} (see
- * {@link MiniLmEmbedder}), {@code failure.<class>.*} (see
+ * {@link MiniLmEmbedder}), {@code embed.provider} and {@code embed.openai.*} (see {@link EmbedderChoice}), {@code failure.<class>.*} (see
  * {@link RedeliveryPolicies}), {@code parse.*} (see {@link ParseLimits}), and {@code payload.*} with {@code s3.*}
  * (see {@link PayloadStores}).
  */
@@ -174,7 +174,8 @@ public final class AppConfiguration implements CamelConfiguration {
         // the broker's server and clients (ElasticMQ for the embedded default) need no database: they start too
         BrokerWiring brokerWiring = brokerWiring(settings);
         started.push(brokerWiring.startEarly(settings));
-        int embedThreads = (int) settings.requiredNumber("embed.threads");
+        boolean localModel = EmbedderChoice.local(settings); // with openai only the tokenizer is used: one idle thread
+        int embedThreads = localModel ? (int) settings.requiredNumber("embed.threads") : 1;
         int embedBatch = (int) settings.requiredNumber("embed.batch-chunks");
         int embedMaxTokens = (int) settings.requiredNumber("embed.max-tokens");
         CompletableFuture<MiniLmEmbedder> embedderStart = inBackground("tokenizer", timeline,
@@ -198,7 +199,8 @@ public final class AppConfiguration implements CamelConfiguration {
                 source -> settings.find("sources." + source + ".owner"), clock);
         BrokerAdapter broker = timeline.time("broker", () -> brokerWiring.open(new BrokerSetup(settings,
                 registry, started::push, journal, store, database.dataSource())));
-        MiniLmEmbedder embedder = join(embedderStart);
+        MiniLmEmbedder tokenizer = join(embedderStart);
+        Embedder embedder = EmbedderChoice.choose(settings, tokenizer);
 
         FolderConnector folder = new FolderConnector();
         HttpTimeouts http = httpTimeouts(settings);
@@ -214,8 +216,10 @@ public final class AppConfiguration implements CamelConfiguration {
         DocumentParser parser = timeline.time("wait-parser", () -> join(parserStart));
         // not needed before the first chunk: loaded from here on, not competing with the steps above for the CPU
         long modelBegan = System.currentTimeMillis();
-        embedder.startLoading();
-        embedder.modelLoaded().thenRun(() -> timeline.record("model", modelBegan, System.currentTimeMillis()));
+        if (localModel) {
+            tokenizer.startLoading();
+            tokenizer.modelLoaded().thenRun(() -> timeline.record("model", modelBegan, System.currentTimeMillis()));
+        }
         registry.bind("documentParser", parser);
 
         DocumentIndex index = new DocumentIndex(database.dataSource(), embedder.dimensions());
@@ -249,6 +253,8 @@ public final class AppConfiguration implements CamelConfiguration {
         registry.bind("fetcher", new Fetcher(preflight, dataDir.resolve("work"), maxBytes));
         registry.bind("parseStage", new ParseStage(parser));
         registry.bind("chunkStage", new ChunkStage(chunker));
+        registry.bind("embedder", embedder);
+        registry.bind("localModel", tokenizer); // with embed.provider=openai its weights stay unloaded
         registry.bind("embedStage", new EmbedStage(embedder));
         registry.bind("indexStage", new IndexStage(index, versions));
         registry.bind("outcomes", new Outcomes(journal, metrics, inFlight));

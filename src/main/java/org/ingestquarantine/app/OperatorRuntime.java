@@ -12,6 +12,7 @@ import org.ingestquarantine.db.Database;
 import org.ingestquarantine.db.DatabaseUnavailableException;
 import org.ingestquarantine.db.EmbeddedPostgresService;
 import org.ingestquarantine.ingest.DocumentIndex;
+import org.ingestquarantine.ingest.Embedder;
 import org.ingestquarantine.ingest.MiniLmEmbedder;
 import org.ingestquarantine.ingest.SourceAccess;
 import org.ingestquarantine.ingest.SourceConnector;
@@ -209,8 +210,9 @@ public final class OperatorRuntime implements AutoCloseable {
      * @return the drain; its embedder is closed with this runtime
      */
     public Drain drain(DocumentParser parser) {
-        MiniLmEmbedder embedder = new MiniLmEmbedder();
-        started.push(embedder); // closed with the runtime, before the database
+        MiniLmEmbedder tokenizer = new MiniLmEmbedder();
+        started.push(tokenizer); // closed with the runtime, before the database
+        Embedder embedder = EmbedderChoice.choose(settings, tokenizer);
         WindowChunker chunker = AppConfiguration.chunker(settings, embedder);
         Map<String, SourceConnector> connectors = AppConfiguration.connectors(settings, database,
                 AppConfiguration.httpTimeouts(settings));

@@ -10,7 +10,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
         subcommands = {IngestCommand.class, RunCommand.class, StatsCommand.class, CohortsCommand.class,
                 CoverageCommand.class, ShowCommand.class, OverdueCommand.class, ReproduceCommand.class,
                 DrainCommand.class, DisposeCommand.class, ExpirePayloadsCommand.class, EraseCommand.class,
-                PruneJournalCommand.class, ServeCommand.class, SeedDemoCommand.class,
+                PruneJournalCommand.class, ServeCommand.class, ServeEmbeddingsCommand.class, SeedDemoCommand.class,
                 SourcesCommand.class})
 public final class IngestQuarantineCli {
 

@@ -7,6 +7,7 @@ import org.ingestquarantine.failure.ErrorClass;
 import org.ingestquarantine.failure.RedeliveryPolicies;
 import org.ingestquarantine.failure.RedeliveryPolicy;
 import org.ingestquarantine.failure.ShutdownException;
+import org.ingestquarantine.failure.TransientException;
 import org.ingestquarantine.pipeline.IngestMessage;
 import org.ingestquarantine.pipeline.LogSafe;
 import org.ingestquarantine.pipeline.PipelineKeys;
@@ -100,7 +101,9 @@ public final class FailureDisposition {
 
     /**
      * Decides, sets {@link PipelineKeys#DISPOSITION} ({@link #QUARANTINE} or {@link #RELEASE}) and, for a release,
-     * {@link PipelineKeys#BACKOFF} (the class's back-off before the next delivery, jitter applied), and logs one
+     * {@link PipelineKeys#BACKOFF} (the class's back-off before the next delivery, jitter applied; for a
+     * {@link TransientException} with a {@link TransientException#retryAfter() Retry-After}, at least that, capped
+     * at the class's {@code backoff-max-ms}), and logs one
      * line: identity, stage, class, reason, delivery n of max; never document text.
      *
      * @param exchange the failed delivery
@@ -120,7 +123,7 @@ public final class FailureDisposition {
         }
         boolean quarantine = budgetSpent(exchange);
         exchange.setProperty(PipelineKeys.DISPOSITION, quarantine ? QUARANTINE : RELEASE);
-        Duration delay = quarantine ? Duration.ZERO : policy(exchange).backoffBefore(count(exchange));
+        Duration delay = quarantine ? Duration.ZERO : atLeastRetryAfter(c, policy(exchange).backoffBefore(count(exchange)));
         if (!quarantine) {
             exchange.setProperty(PipelineKeys.BACKOFF, delay);
         }
@@ -145,6 +148,20 @@ public final class FailureDisposition {
         Throwable failure = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
         LOG.warn("{}: quarantine record not written ({}); not acknowledged, back on the queue in {} ms", who(exchange),
                 failure == null ? "unknown" : failure.getClass().getSimpleName(), delay.toMillis());
+    }
+
+    /**
+     * @return {@code backoff}, or the wait the failure's {@link TransientException#retryAfter() Retry-After} asked
+     *     for when that is longer, capped at the class's {@code backoff-max-ms}
+     */
+    private Duration atLeastRetryAfter(Classification c, Duration backoff) {
+        if (!(c.cause() instanceof TransientException t) || t.retryAfter().isEmpty()) {
+            return backoff;
+        }
+        Duration asked = t.retryAfter().get();
+        Duration max = policies.forClass(c.errorClass()).maxBackoff();
+        Duration wait = asked.compareTo(max) > 0 ? max : asked;
+        return wait.compareTo(backoff) > 0 ? wait : backoff;
     }
 
     /** @return whether this process stopping cut the delivery short */

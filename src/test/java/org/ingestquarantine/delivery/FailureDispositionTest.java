@@ -76,6 +76,26 @@ class FailureDispositionTest {
         assertThat(asked).as("journal reads for one delivery").hasValue(1);
     }
 
+    @Test
+    void shouldWaitAtLeastTheRetryAfterAProviderAskedForCappedAtTheClassMaximum() {
+        // shipped transient back-off: about 1 s before the first redelivery, at most 60 s
+        Exchange asked30s = failedWith(new TransientException("embed_http_429", "429", null, Duration.ofSeconds(30)));
+        asked30s.setProperty(PipelineKeys.DELIVERY_COUNT, 1);
+        Exchange asked1h = failedWith(new TransientException("embed_http_429", "429", null, Duration.ofHours(1)));
+        asked1h.setProperty(PipelineKeys.DELIVERY_COUNT, 1);
+        Exchange none = failedWith(new TransientException("embed_http_503", "503", null));
+        none.setProperty(PipelineKeys.DELIVERY_COUNT, 1);
+
+        disposition.decide(asked30s);
+        disposition.decide(asked1h);
+        disposition.decide(none);
+
+        assertThat(asked30s.getProperty(PipelineKeys.BACKOFF, Duration.class)).isEqualTo(Duration.ofSeconds(30));
+        assertThat(asked1h.getProperty(PipelineKeys.BACKOFF, Duration.class))
+                .as("capped at failure.transient.backoff-max-ms").isEqualTo(Duration.ofSeconds(60));
+        assertThat(none.getProperty(PipelineKeys.BACKOFF, Duration.class)).isLessThan(Duration.ofSeconds(2));
+    }
+
     private static Exchange failedWith(Exception failure) {
         Exchange exchange = new DefaultExchange(new DefaultCamelContext());
         exchange.setProperty(Exchange.EXCEPTION_CAUGHT, failure);
