@@ -59,6 +59,8 @@ import org.ingestquarantine.ingest.MiniLmEmbedder;
 import org.ingestquarantine.ingest.ParseStage;
 import org.ingestquarantine.ingest.Preflight;
 import org.ingestquarantine.ingest.SourceAccess;
+import org.ingestquarantine.ingest.S3Clients;
+import org.ingestquarantine.ingest.S3Connector;
 import org.ingestquarantine.ingest.SourceConnector;
 import org.ingestquarantine.ingest.SourceRequestThrottle;
 import org.ingestquarantine.ingest.SourceTotals;
@@ -96,8 +98,10 @@ import org.slf4j.LoggerFactory;
  * {@code sqs.region}, {@code sqs.queue}, {@code iq.broker-configs-dir}, {@code ingest.max-bytes},
  * {@code http.connect-timeout-ms}, {@code http.idle-timeout-ms}, {@code http.body-deadline-ms},
  * {@code http.max-redirects} (see {@link HttpTimeouts}), {@code sources.<name>.file-roots},
- * {@code sources.<name>.http-allow}, {@code sources.<name>.http-allow-private} (see {@link SourceAccess}; from
+ * {@code sources.<name>.http-allow}, {@code sources.<name>.http-allow-private}, {@code sources.<name>.s3-allow}
+ * (see {@link SourceAccess}; from
  * the properties files, the overrides and {@code -D}, not from environment variables),
+ * {@code s3.endpoint-url}, {@code s3.region}, {@code s3.path-style-access} (see {@link S3Clients}),
  * {@code dlq.sweep-backoff-initial-ms}, {@code dlq.sweep-backoff-max-ms} (see {@link DlqSweeper}),
  * {@code management.host}, {@code management.port} (the scrape endpoint; 0 = any free port),
  * {@code metrics.store-poll-ms}, {@code metrics.new-fingerprint-window-ms}, {@code operator.retention-age-days}
@@ -369,6 +373,8 @@ public final class AppConfiguration implements CamelConfiguration {
         SourceRequestThrottle throttle = sharedThrottle(settings, database);
         Map<String, SourceConnector> throttled = new java.util.HashMap<>();
         connectors.forEach((scheme, c) -> throttled.put(scheme, throttle.around(c)));
+        // takes the tokens itself: a HEAD refused 403/404 is asked once more (S3Connector)
+        throttled.put("s3", new S3Connector(() -> S3Clients.forSources(settings, http), http, throttle, fetches));
         return Map.copyOf(throttled);
     }
 
