@@ -60,6 +60,8 @@ import org.ingestquarantine.ingest.MiniLmEmbedder;
 import org.ingestquarantine.ingest.ParseStage;
 import org.ingestquarantine.ingest.Preflight;
 import org.ingestquarantine.ingest.SourceAccess;
+import org.ingestquarantine.ingest.S3Clients;
+import org.ingestquarantine.ingest.S3Connector;
 import org.ingestquarantine.ingest.SourceConnector;
 import org.ingestquarantine.ingest.SourceRequestThrottle;
 import org.ingestquarantine.ingest.SourceTotals;
@@ -100,8 +102,10 @@ import org.slf4j.LoggerFactory;
  * {@code sqs.region}, {@code sqs.queue}, {@code iq.broker-configs-dir}, {@code ingest.max-bytes},
  * {@code http.connect-timeout-ms}, {@code http.idle-timeout-ms}, {@code http.body-deadline-ms},
  * {@code http.max-redirects} (see {@link HttpTimeouts}), {@code sources.<name>.file-roots},
- * {@code sources.<name>.http-allow}, {@code sources.<name>.http-allow-private} (see {@link SourceAccess}; from
+ * {@code sources.<name>.http-allow}, {@code sources.<name>.http-allow-private}, {@code sources.<name>.s3-allow}
+ * (see {@link SourceAccess}; from
  * the properties files, the overrides and {@code -D}, not from environment variables),
+ * {@code s3.endpoint-url}, {@code s3.region}, {@code s3.path-style-access} (see {@link S3Clients}),
  * {@code dlq.sweep-backoff-initial-ms}, {@code dlq.sweep-backoff-max-ms} (see {@link DlqSweeper}),
  * {@code management.host}, {@code management.port} (the scrape endpoint; 0 = any free port),
  * {@code metrics.store-poll-ms}, {@code metrics.new-fingerprint-window-ms}, {@code operator.retention-age-days}
@@ -263,7 +267,7 @@ public final class AppConfiguration implements CamelConfiguration {
         registry.bind("quarantineQueries", new QuarantineQueries(database.dataSource()));
         SourceTotals totals = new SourceTotals(database.dataSource(), clock);
         registry.bind("sourceTotals", totals);
-        SourceListing listing = sourceListing(settings, sourceAccess, totals);
+        SourceListing listing = sourceListing(settings, sourceAccess, totals, database);
         Duration listEvery = settings.requiredMillis(SourceListing.INTERVAL_PROPERTY);
         if (Boolean.parseBoolean(settings.string(LIST_SOURCES, "false")) && !listEvery.isZero()) {
             started.push(listing.every(listEvery, sourceAccess::sourceNames));
@@ -370,9 +374,16 @@ public final class AppConfiguration implements CamelConfiguration {
      * @return the listing of the sources by every lister there is (a folder walk of {@code file-roots}, bounded by
      *     {@value FolderLister#MAX_DOCUMENTS_PROPERTY})
      */
-    static SourceListing sourceListing(Settings settings, SourceAccess access, SourceTotals totals) {
-        return new SourceListing(List.of(new FolderLister(access,
-                settings.requiredNumber(FolderLister.MAX_DOCUMENTS_PROPERTY))), totals);
+    static SourceListing sourceListing(Settings settings, SourceAccess access, SourceTotals totals, Database database) {
+        long max = settings.requiredNumber(FolderLister.MAX_DOCUMENTS_PROPERTY);
+        List<org.ingestquarantine.ingest.SourceLister> listers = new java.util.ArrayList<>();
+        listers.add(new FolderLister(access, max));
+        // an S3 client only where a source lists S3 (it needs a region); it lives as long as the process
+        if (access.sourceNames().stream().anyMatch(s -> !access.s3Allow(s).isEmpty())) {
+            listers.add(new org.ingestquarantine.ingest.S3Lister(access, S3Clients.forSources(settings,
+                    httpTimeouts(settings)), sharedThrottle(settings, database), max));
+        }
+        return new SourceListing(listers, totals);
     }
 
     /** @return the HTTP connector's bounds, {@code http.*} */
@@ -407,6 +418,8 @@ public final class AppConfiguration implements CamelConfiguration {
         SourceRequestThrottle throttle = sharedThrottle(settings, database);
         Map<String, SourceConnector> throttled = new java.util.HashMap<>();
         connectors.forEach((scheme, c) -> throttled.put(scheme, throttle.around(c)));
+        // takes the tokens itself: a HEAD refused 403/404 is asked once more (S3Connector)
+        throttled.put("s3", new S3Connector(() -> S3Clients.forSources(settings, http), http, throttle, fetches));
         return Map.copyOf(throttled);
     }
 

@@ -32,7 +32,10 @@ import org.ingestquarantine.pipeline.LogSafe;
  *       its path starts with the prefix's path;</li>
  *   <li>{@code sources.<name>.http-allow-private}: {@code true} lets that source's allowed hosts resolve to
  *       loopback, link-local, private (RFC 1918, RFC 4193), carrier-grade NAT or unspecified addresses;
- *       default {@code false}, so an allowed name that resolves to 127.0.0.1 or 169.254.169.254 is refused.</li>
+ *       default {@code false}, so an allowed name that resolves to 127.0.0.1 or 169.254.169.254 is refused;</li>
+ *   <li>{@code sources.<name>.s3-allow}: comma-separated {@code bucket} or {@code bucket/prefix} entries
+ *       ({@link S3Prefix}); an {@code s3:} URI is allowed when its bucket equals an entry's and its key, decoded
+ *       once and checked by {@link S3Location}, starts with the entry's prefix.</li>
  * </ul>
  * A message for a source with no such properties is refused with reason {@code unknown_source}; a URI
  * outside its source's roots with {@code uri_not_allowed}; a malformed one with {@code invalid_uri}. All are
@@ -44,7 +47,7 @@ public final class SourceAccess {
 
     /** Prefix of every property this class reads. */
     public static final String PREFIX = "sources.";
-    private static final Pattern KEY = Pattern.compile(Pattern.quote(PREFIX) + "(.+)\\.(file-roots|http-allow|http-allow-private)");
+    private static final Pattern KEY = Pattern.compile(Pattern.quote(PREFIX) + "(.+)\\.(file-roots|http-allow|http-allow-private|s3-allow)");
 
     private final Map<String, Source> sources;
 
@@ -53,8 +56,8 @@ public final class SourceAccess {
     }
 
     /**
-     * @param properties properties; only keys {@code sources.<name>.file-roots}, {@code .http-allow} and
-     *     {@code .http-allow-private} are read, others are ignored
+     * @param properties properties; only keys {@code sources.<name>.file-roots}, {@code .http-allow},
+     *     {@code .http-allow-private} and {@code .s3-allow} are read, others are ignored
      * @return the configured sources
      * @throws IllegalStateException when a root is not an existing folder or a prefix is malformed
      */
@@ -70,6 +73,7 @@ public final class SourceAccess {
             switch (m.group(2)) {
                 case "file-roots" -> b.fileRoots(key, value);
                 case "http-allow" -> b.httpAllow(key, value);
+                case "s3-allow" -> b.s3Allow(key, value);
                 default -> b.allowPrivate = Boolean.parseBoolean(value);
             }
         }
@@ -126,9 +130,18 @@ public final class SourceAccess {
         Source s = sources.get(source);
         if (s == null) {
             throw new PermanentInputException("unknown_source", "source '" + LogSafe.identity(source)
-                    + "' is not configured; configure sources.<name>.file-roots or sources.<name>.http-allow for it");
+                    + "' is not configured; configure sources.<name>.file-roots, .http-allow or .s3-allow for it");
         }
         return uri -> s.check(source, uri);
+    }
+
+    /**
+     * @param source a source name
+     * @return its {@code s3-allow} entries, empty when it has none or is not configured
+     */
+    public List<S3Prefix> s3Allow(String source) {
+        Source s = sources.get(source);
+        return s == null ? List.of() : s.s3Allow();
     }
 
     /**
@@ -170,13 +183,14 @@ public final class SourceAccess {
         return port != -1 ? port : "https".equals(scheme) ? 443 : 80;
     }
 
-    private record Source(List<Path> fileRoots, List<HttpPrefix> httpAllow, boolean allowPrivate) {
+    private record Source(List<Path> fileRoots, List<HttpPrefix> httpAllow, boolean allowPrivate, List<S3Prefix> s3Allow) {
 
         URI check(String name, URI uri) throws IOException {
             String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
             return switch (scheme) {
                 case "file" -> checkFile(name, uri);
                 case "http", "https" -> checkHttp(name, scheme, uri);
+                case "s3" -> checkS3(name, uri);
                 default -> throw notAllowed(name, uri, "its scheme has no roots");
             };
         }
@@ -235,6 +249,14 @@ public final class SourceAccess {
             return uri;
         }
 
+        private URI checkS3(String name, URI uri) {
+            S3Location location = S3Location.of(uri);
+            if (s3Allow.stream().noneMatch(p -> p.admits(location))) {
+                throw notAllowed(name, uri, "its bucket and key match none of the source's s3-allow entries");
+            }
+            return uri;
+        }
+
         private static PermanentInputException notAllowed(String name, URI uri, String why) {
             return new PermanentInputException("uri_not_allowed", "source '" + LogSafe.identity(name) + "' may not read "
                     + LogSafe.identity(uri.toString()) + ": " + why);
@@ -244,6 +266,7 @@ public final class SourceAccess {
             private final String name;
             private final List<Path> fileRoots = new ArrayList<>();
             private final List<HttpPrefix> httpAllow = new ArrayList<>();
+            private final List<S3Prefix> s3Allow = new ArrayList<>();
             private boolean allowPrivate;
 
             Builder(String name) {
@@ -265,8 +288,12 @@ public final class SourceAccess {
                 split(value).forEach(v -> httpAllow.add(HttpPrefix.parse(key, v)));
             }
 
+            void s3Allow(String key, String value) {
+                split(value).forEach(v -> s3Allow.add(S3Prefix.parse(key, v)));
+            }
+
             Source build() {
-                return new Source(List.copyOf(fileRoots), List.copyOf(httpAllow), allowPrivate);
+                return new Source(List.copyOf(fileRoots), List.copyOf(httpAllow), allowPrivate, List.copyOf(s3Allow));
             }
 
             private static List<String> split(String value) {

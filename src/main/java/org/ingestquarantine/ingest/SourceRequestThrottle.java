@@ -155,12 +155,15 @@ public final class SourceRequestThrottle {
 
     /**
      * @param uri a document URI
-     * @return {@code scheme://host:port} in lower case, or {@code file:} for local files
+     * @return {@code scheme://host:port} in lower case ({@code s3://bucket:-1} for an S3 object, whatever its
+     *     bucket's name), or {@code file:} for local files
      */
     public static String origin(URI uri) {
         String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
         if (uri.getHost() == null) {
-            return scheme + ":";
+            // a bucket name that is no host name (an underscore) still has its own bucket of tokens
+            return "s3".equals(scheme) && uri.getRawAuthority() != null
+                    ? scheme + "://" + uri.getRawAuthority().toLowerCase(Locale.ROOT) + ":-1" : scheme + ":";
         }
         return scheme + "://" + uri.getHost().toLowerCase(Locale.ROOT) + ":" + uri.getPort();
     }

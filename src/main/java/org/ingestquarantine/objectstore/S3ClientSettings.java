@@ -102,17 +102,28 @@ public record S3ClientSettings(Optional<URI> endpoint, Optional<String> region, 
      * @throws IllegalStateException naming {@value #REGION} when no region is set and the SDK's chain finds none
      */
     public S3Client newClient() {
+        return builder()
+                .httpClientBuilder(ApacheHttpClient.builder().connectionTimeout(connectTimeout).socketTimeout(socketTimeout))
+                .overrideConfiguration(o -> o.retryStrategy(AwsRetryStrategy.standardRetryStrategy().toBuilder()
+                        .maxAttempts(maxAttempts).build()))
+                .build();
+    }
+
+    /**
+     * @return a builder with where and how to reach S3 set (region, endpoint, addressing, credential chain,
+     *     checksums), for a caller that sets its own HTTP client and retries (the S3 document connector: the
+     *     HTTP fetch's bounds, no retries of its own)
+     * @throws IllegalStateException naming {@value #REGION} when no region is set and the SDK's chain finds none
+     */
+    public S3ClientBuilder builder() {
         S3ClientBuilder b = S3Client.builder()
                 .region(resolveRegion())
                 .credentialsProvider(DefaultCredentialsProvider.builder().build())
                 .forcePathStyle(pathStyle)
                 .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
-                .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
-                .httpClientBuilder(ApacheHttpClient.builder().connectionTimeout(connectTimeout).socketTimeout(socketTimeout))
-                .overrideConfiguration(o -> o.retryStrategy(AwsRetryStrategy.standardRetryStrategy().toBuilder()
-                        .maxAttempts(maxAttempts).build()));
+                .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED);
         endpoint.ifPresent(b::endpointOverride);
-        return b.build();
+        return b;
     }
 
     private Region resolveRegion() {
