@@ -27,12 +27,12 @@ import org.ingestquarantine.pipeline.LogSafe;
  * {@code Authorization: Bearer} and appears in no log line or message; a response body is quoted only
  * bounded and escaped ({@link LogSafe}).
  *
- * <p>The service is unreachable, and the transient failure a {@link ServiceUnreachableException} (which holds the
- * consumer, delivery/ConsumerCircuitBreaker, probing with {@link #answers}), when it refuses the connection or does
- * not accept one within {@code embed.openai.connect-timeout-ms}, and when its transient failures (408, 429, 5xx, a
- * request timeout, a broken connection) have come {@code embed.openai.outage-after-failures} times in a row, across
- * all documents, with no answer between them. The breaker logs the outage, naming {@value OpenAiSettings#URL}.
- * Thread-safe.
+ * <p>A transient failure is a {@link ServiceUnreachableException}, which holds the consumer
+ * (delivery/ConsumerCircuitBreaker, probing with {@link #answers}), when the service refuses the connection or
+ * does not accept one within {@code embed.openai.connect-timeout-ms}, and when it is the
+ * {@code embed.openai.outage-after-failures}-th transient failure (408, 429, 5xx, a request timeout, a broken
+ * connection) in a row, across all documents, with no answer between them. The breaker logs the outage, naming
+ * {@value OpenAiSettings#URL}. Thread-safe.
  */
 final class EmbeddingsClient {
 
