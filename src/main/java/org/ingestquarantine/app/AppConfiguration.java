@@ -235,6 +235,7 @@ public final class AppConfiguration implements CamelConfiguration {
         ConsumerCircuitBreaker breaker = new ConsumerCircuitBreaker(
                 () -> database.reachableAfterOutage() && payloads.reachable(), classification,
                 settings.requiredMillis("db.probe-interval-ms"));
+        EmbedderChoice.holdOnOutage(embedder, breaker); // and so does the embedding service (embed.openai.url) down
         context.getManagementStrategy().addEventNotifier(new StageNotifier(journal::stage));
         InFlightAttempts inFlight = new InFlightAttempts();
         new ReleasingShutdownStrategy(inFlight, journal, broker, fetches::cancelAll, fetches::resume).install(context);

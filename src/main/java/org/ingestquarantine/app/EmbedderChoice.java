@@ -1,5 +1,6 @@
 package org.ingestquarantine.app;
 
+import org.ingestquarantine.delivery.ConsumerCircuitBreaker;
 import org.ingestquarantine.ingest.Embedder;
 import org.ingestquarantine.ingest.MiniLmEmbedder;
 import org.ingestquarantine.ingest.embed.OpenAiEmbedder;
@@ -43,5 +44,18 @@ final class EmbedderChoice {
     static Embedder choose(Settings settings, MiniLmEmbedder tokenizer) {
         return local(settings) ? tokenizer
                 : new OpenAiEmbedder(OpenAiSettings.from(settings), tokenizer, System::getenv);
+    }
+
+    /**
+     * Lets an embedding service that cannot be reached hold the consumer, probed by {@link OpenAiEmbedder#answers}
+     * (the in-process model has no service to wait for).
+     *
+     * @param embedder the chosen embedder
+     * @param breaker the consumer's circuit breaker
+     */
+    static void holdOnOutage(Embedder embedder, ConsumerCircuitBreaker breaker) {
+        if (embedder instanceof OpenAiEmbedder service) {
+            breaker.holdFor(OpenAiSettings.URL, service::answers);
+        }
     }
 }

@@ -6,6 +6,7 @@ import org.ingestquarantine.failure.Classification;
 import org.ingestquarantine.failure.ErrorClass;
 import org.ingestquarantine.failure.RedeliveryPolicies;
 import org.ingestquarantine.failure.RedeliveryPolicy;
+import org.ingestquarantine.failure.ServiceUnreachableException;
 import org.ingestquarantine.failure.ShutdownException;
 import org.ingestquarantine.failure.TransientException;
 import org.ingestquarantine.pipeline.IngestMessage;
@@ -21,7 +22,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A delivery this process cut short itself, because it is stopping (a {@link ShutdownException}, or an
  * attempt the shutdown {@link InFlightAttempts#abandonAll abandoned}), is released with the transient
- * back-off and never quarantined: nothing is known to be wrong with the document.
+ * back-off and never quarantined: nothing is known to be wrong with the document. So is one that failed because
+ * a service it needs cannot be reached (a {@link ServiceUnreachableException}: the embedding service down), as a
+ * database outage's is: the consumer is held until the service answers ({@link ConsumerCircuitBreaker}); the
+ * broker still counts the delivery.
  *
  * <p>The delivery count has one meaning everywhere: deliveries so far counting the current one, from
  * {@link PipelineKeys#DELIVERY_COUNT}. A class with {@code retries} r is quarantined on delivery r + 1.
@@ -87,9 +91,10 @@ public final class FailureDisposition {
      *     quarantine record commits); {@code true} too when the count is unknown, so nothing loops, except for a
      *     transient failure (the count is unknown when the journal cannot be read: the database is down, and a
      *     document must not be quarantined for that); {@code false} for a delivery cut short by this process stopping
+     *     and for one whose service could not be reached
      */
     public boolean budgetSpent(Exchange exchange) {
-        if (stoppedByShutdown(exchange)) {
+        if (stoppedByShutdown(exchange) || ServiceUnreachableException.in(classification.of(exchange).cause()) != null) {
             return false;
         }
         Integer count = knownCount(exchange);
@@ -122,6 +127,7 @@ public final class FailureDisposition {
             return;
         }
         boolean quarantine = budgetSpent(exchange);
+        ServiceUnreachableException down = ServiceUnreachableException.in(c.cause());
         exchange.setProperty(PipelineKeys.DISPOSITION, quarantine ? QUARANTINE : RELEASE);
         Duration delay = quarantine ? Duration.ZERO : atLeastRetryAfter(c, policy(exchange).backoffBefore(count(exchange)));
         if (!quarantine) {
@@ -131,7 +137,8 @@ public final class FailureDisposition {
                 exchange.getProperty(PipelineKeys.STAGE, String.class), c.errorClass().code(), c.reasonCode(),
                 c.cause().getClass().getSimpleName(), exchange.getProperty(PipelineKeys.DELIVERY_COUNT),
                 policy(exchange).maxDeliveries(),
-                quarantine ? "quarantining" : "back on the queue in " + delay.toMillis() + " ms");
+                quarantine ? "quarantining" : "back on the queue in " + delay.toMillis() + " ms"
+                        + (down == null ? "" : ", never quarantined for " + down.setting() + " being unreachable"));
     }
 
     /**

@@ -46,7 +46,7 @@ class ServeEmbeddingsCommandIT {
             assertThat(output).contains("settings: -Dembed.provider=openai -Dembed.openai.url=" + url)
                     .contains("key from $IQ_EMBED_API_KEY required");
             OpenAiSettings settings = new OpenAiSettings(URI.create(url), "all-MiniLM-L6-v2", 384, 2,
-                    new OpenAiSettings.Timeouts(Duration.ofSeconds(5), Duration.ofSeconds(60)), "IQ_EMBED_API_KEY");
+                    new OpenAiSettings.Timeouts(Duration.ofSeconds(5), Duration.ofSeconds(60)), "IQ_EMBED_API_KEY", 1);
 
             List<float[]> served = new OpenAiEmbedder(settings, local, name -> KEY).embed(texts);
             List<float[]> ours = local.embed(texts);

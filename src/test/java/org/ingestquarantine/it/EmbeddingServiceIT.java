@@ -1,7 +1,12 @@
 package org.ingestquarantine.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
@@ -25,6 +30,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import javax.sql.DataSource;
+import org.ingestquarantine.delivery.ConsumerCircuitBreaker;
 import org.ingestquarantine.failure.DownstreamContractException;
 import org.ingestquarantine.failure.ErrorClass;
 import org.ingestquarantine.ingest.Embedder;
@@ -33,19 +39,24 @@ import org.ingestquarantine.ingest.embed.EmbeddingServer;
 import org.ingestquarantine.ingest.embed.EmbeddingsJson;
 import org.ingestquarantine.ingest.embed.OpenAiEmbedder;
 import org.ingestquarantine.quarantine.QuarantineRecord;
+import org.ingestquarantine.testsupport.FreePort;
+import org.ingestquarantine.testsupport.SqlCount;
 import org.ingestquarantine.testsupport.TestPipeline;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
 
 /**
  * Ensures the real pipeline with {@code embed.provider = openai}, against our own embedding service on loopback
  * (all-MiniLM-L6-v2 behind {@code /v1/embeddings}), indexes the sample PDFs as the local embedder does (same
  * documents, same chunk counts, the same vectors within 1e-4) without loading the model's weights itself; that a
  * service answering 429 for a while (its first three requests) costs transient releases, each waiting out its Retry-After, and no quarantine;
- * and that one returning 512-wide vectors quarantines the document downstream_contract on its first delivery.
+ * that one returning 512-wide vectors quarantines the document downstream_contract on its first delivery; and that the
+ * service going down (its server stopped, then started again on the same port) holds the consumer, as a database
+ * outage does: nothing quarantined, no delivery burnt while it is down, every document indexed once it is back.
  */
 class EmbeddingServiceIT {
 
@@ -161,9 +172,81 @@ class EmbeddingServiceIT {
         }
     }
 
+    @Test
+    void shouldHoldTheConsumerWhileTheServiceIsDownAndIndexEveryDocumentOnceItIsBack() throws Exception {
+        ListAppender<ILoggingEvent> logs = new ListAppender<>();
+        Logger logger = (Logger) LoggerFactory.getLogger(ConsumerCircuitBreaker.class);
+        logs.start();
+        logger.addAppender(logs);
+        int port = FreePort.find();
+        HttpServer up = serveModelOn(port);
+        try (TestPipeline pipeline = TestPipeline.start(data, openaiAt(port))) {
+            ConsumerCircuitBreaker breaker = pipeline.bean("consumerCircuitBreaker", ConsumerCircuitBreaker.class);
+            String before = pipeline.publishFile("it", "before.pdf", SAMPLES.resolve("01-text-one-page.pdf"));
+            assertThat(pipeline.awaitOutcome(before, WAIT)).isEqualTo("indexed");
+
+            up.stop(0);
+            Map<String, String> keys = new TreeMap<>();
+            for (String file : List.of("01-text-one-page.pdf", "02-text-three-pages.pdf", "04-text-twelve-pages.pdf")) {
+                keys.put("during-" + file, pipeline.publishFile("it", "during-" + file, SAMPLES.resolve(file)));
+            }
+            await("consumer held").atMost(WAIT).until(breaker::isOpen);
+            // a delivery that failed as the breaker opened comes back within its back-off (at most 200 ms here) and
+            // one SQS receive (1 s), and is then held too
+            Thread.sleep(3_000);
+            Map<String, Integer> heldAt = deliveries(pipeline, keys);
+            // held, not burning deliveries, over many probes (db.probe-interval-ms is 200 ms here)
+            await("held while the service is down").during(Duration.ofSeconds(5)).atMost(Duration.ofSeconds(20))
+                    .until(() -> breaker.isOpen() && deliveries(pipeline, keys).equals(heldAt));
+            assertThat(SqlCount.of(pipeline.dataSource(), "SELECT count(*) FROM quarantine")).isZero();
+
+            up = serveModelOn(port);
+
+            for (String key : keys.values()) {
+                assertThat(pipeline.awaitOutcome(key, WAIT)).isEqualTo("indexed");
+            }
+            assertThat(SqlCount.of(pipeline.dataSource(), "SELECT count(*) FROM quarantine")).as("records").isZero();
+            Map<String, Integer> deliveries = deliveries(pipeline, keys);
+            assertThat(deliveries.values()).as("deliveries per document %s: released once at most, then held", deliveries)
+                    .allMatch(n -> n >= 1 && n <= 2).contains(2);
+            assertThat(pipeline.deliveries(before)).isEqualTo(1);
+            assertThat(breaker.isOpen()).isFalse();
+            List<String> warnings = logs.list.stream().filter(l -> l.getLevel() == Level.WARN)
+                    .map(ILoggingEvent::getFormattedMessage).toList();
+            assertThat(warnings).as("one line when it opens").hasSize(1);
+            assertThat(warnings.get(0)).contains("embed.openai.url").contains("127.0.0.1:" + port);
+            assertThat(logs.list.stream().filter(l -> l.getLevel() == Level.INFO)
+                    .map(ILoggingEvent::getFormattedMessage)).as("one line when it closes")
+                    .singleElement().asString().contains("embed.openai.url").contains("answers again");
+        } finally {
+            up.stop(0);
+            logger.detachAppender(logs);
+        }
+    }
+
+    /** @return the real model behind /v1/embeddings on {@code port} of loopback, started */
+    private static HttpServer serveModelOn(int port) throws IOException {
+        HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 0);
+        server.setExecutor(java.util.concurrent.Executors.newFixedThreadPool(2));
+        server.createContext(EmbeddingServer.PATH,
+                EmbeddingServer.handler(model, new EmbeddingServer.Limits("all-MiniLM-L6-v2", null, 16 << 20)));
+        server.start();
+        return server;
+    }
+
+    private static Map<String, Integer> deliveries(TestPipeline pipeline, Map<String, String> keys) {
+        Map<String, Integer> counts = new TreeMap<>();
+        keys.forEach((name, key) -> counts.put(name, pipeline.deliveries(key)));
+        return counts;
+    }
+
     private static Map<String, String> openai(String... extra) {
+        return openaiAt(service.getAddress().getPort(), extra);
+    }
+
+    private static Map<String, String> openaiAt(int port, String... extra) {
         Map<String, String> p = new HashMap<>(Map.of("embed.provider", "openai",
-                "embed.openai.url", "http://127.0.0.1:" + service.getAddress().getPort() + "/v1",
+                "embed.openai.url", "http://127.0.0.1:" + port + "/v1",
                 "embed.openai.batch-chunks", "8"));
         for (int i = 0; i < extra.length; i += 2) {
             p.put(extra[i], extra[i + 1]);

@@ -71,7 +71,11 @@ public final class RouteDoubles implements CamelConfiguration {
         r.bind("brokerAdapter", broker);
         r.bind("classifyFailure", classification);
         r.bind("failureDisposition", new FailureDisposition(POLICIES, classification));
-        r.bind("consumerCircuitBreaker", new ConsumerCircuitBreaker(() -> true, classification, Duration.ofMillis(10)));
+        ConsumerCircuitBreaker breaker = new ConsumerCircuitBreaker(() -> true, classification, Duration.ofMillis(10));
+        EmbeddingService embeddingService = new EmbeddingService();
+        breaker.holdFor(EmbeddingService.SETTING, embeddingService.up::get);
+        r.bind("consumerCircuitBreaker", breaker);
+        r.bind("embeddingService", embeddingService);
         r.bind("rethrow", new Rethrow());
         r.bind("messageReader", new MessageReader(source -> true));
         r.bind("deliveryGuard", new Guard(broker));
@@ -86,6 +90,20 @@ public final class RouteDoubles implements CamelConfiguration {
         r.bind("dataSource", new org.postgresql.ds.PGSimpleDataSource());
         r.bind("namedSqlStrategy", new org.ingestquarantine.db.NamedSqlStrategy());
         context.getManagementStrategy().addEventNotifier(new StageNotifier((attemptId, stage) -> stages.marks.add(stage)));
+    }
+
+    /** The embedding service as the breaker's probe sees it: up unless a test takes it down. */
+    public static final class EmbeddingService {
+        /** The property the service's failures name, as the OpenAI-compatible client's do. */
+        public static final String SETTING = "embed.openai.url";
+        public final AtomicBoolean up = new AtomicBoolean(true);
+
+        /** @return the failure of an embed request to the service while it is down */
+        public static RuntimeException refused() {
+            return new org.ingestquarantine.failure.ServiceUnreachableException(SETTING,
+                    "the embedding service at http://127.0.0.1:9/v1 (" + SETTING + ")", "embed_connection_refused",
+                    "the embedding service refused the connection", new java.net.ConnectException(), null);
+        }
     }
 
     /** Broker double: key and count from headers; records every release with its back-off. */

@@ -32,6 +32,8 @@ abstract class RouteTestBase {
     RouteDoubles.Broker broker;
     @BeanInject("dlqSweeper")
     RouteDoubles.Sweeper sweeper;
+    @BeanInject("embeddingService")
+    RouteDoubles.EmbeddingService embeddingService;
     @BeanInject("consumerCircuitBreaker")
     ConsumerCircuitBreaker breaker;
 
@@ -48,6 +50,7 @@ abstract class RouteTestBase {
         recorder.failing.set(false);
         broker.releases.clear();
         sweeper.swept.clear();
+        embeddingService.up.set(true);
         breaker.awaitClosed();
     }
 

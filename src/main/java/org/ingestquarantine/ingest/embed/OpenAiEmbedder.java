@@ -12,7 +12,8 @@ import org.slf4j.LoggerFactory;
  * {@link OpenAiSettings}), in requests of at most {@code embed.openai.batch-chunks} chunks sent from the calling
  * thread. Tokens are still counted here, by the local tokenizer the chunker uses ({@code tokens}: the
  * all-MiniLM-L6-v2 tokenizer; its model weights are never loaded by this embedder), so chunks fit the local
- * model's {@code embed.max-tokens}. Failures are classified by {@link EmbeddingsClient}. Thread-safe.
+ * model's {@code embed.max-tokens}. Failures are classified by {@link EmbeddingsClient}: a service that cannot be
+ * reached holds the consumer ({@link #answers} is the probe). Thread-safe.
  */
 public final class OpenAiEmbedder implements Embedder {
 
@@ -63,6 +64,16 @@ public final class OpenAiEmbedder implements Embedder {
     @Override
     public int[] countTokensPerWord(String text, int[] starts, int[] ends) {
         return tokens.countTokensPerWord(text, starts, ends);
+    }
+
+    /**
+     * The consumer's circuit breaker's probe while the service is unreachable: one embeddings request of one fixed
+     * input. Never throws.
+     *
+     * @return whether the service answered it with vectors
+     */
+    public boolean answers() {
+        return client.answers();
     }
 
     @Override

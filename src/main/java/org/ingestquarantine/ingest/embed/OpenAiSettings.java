@@ -18,9 +18,11 @@ import org.ingestquarantine.pipeline.Settings;
  *     {@code embed.openai.request-timeout-ms})
  * @param apiKeyEnv the environment variable holding the key sent as {@code Authorization: Bearer}
  *     ({@code embed.openai.api-key-env}); unset or empty: no Authorization header
+ * @param outageAfterFailures transient failures of the service in a row (no answer between them) from which it is
+ *     taken to be down and holds the consumer ({@code embed.openai.outage-after-failures}), ≥ 1
  */
 public record OpenAiSettings(URI baseUrl, String model, int dimensions, int batchChunks, Timeouts timeouts,
-                             String apiKeyEnv) {
+                             String apiKeyEnv, int outageAfterFailures) {
 
     /** The property naming the service's base URL. */
     public static final String URL = "embed.openai.url";
@@ -52,6 +54,10 @@ public record OpenAiSettings(URI baseUrl, String model, int dimensions, int batc
             throw new IllegalArgumentException("embed.openai.dimensions and embed.openai.batch-chunks must be >= 1, were "
                     + dimensions + " and " + batchChunks);
         }
+        if (outageAfterFailures < 1) {
+            throw new IllegalArgumentException("embed.openai.outage-after-failures must be >= 1, was "
+                    + outageAfterFailures);
+        }
     }
 
     /**
@@ -71,7 +77,8 @@ public record OpenAiSettings(URI baseUrl, String model, int dimensions, int batc
                 (int) settings.requiredNumber("embed.openai.batch-chunks"),
                 new Timeouts(settings.requiredMillis("embed.openai.connect-timeout-ms"),
                         settings.requiredMillis("embed.openai.request-timeout-ms")),
-                settings.string("embed.openai.api-key-env", ""));
+                settings.string("embed.openai.api-key-env", ""),
+                (int) settings.requiredNumber("embed.openai.outage-after-failures"));
     }
 
     /** @return the endpoint requests are posted to: {@code <url>/embeddings} */

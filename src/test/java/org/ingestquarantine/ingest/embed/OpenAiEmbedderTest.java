@@ -3,7 +3,6 @@ package org.ingestquarantine.ingest.embed;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
@@ -27,6 +26,7 @@ import org.ingestquarantine.delivery.ErrorTaxonomy;
 import org.ingestquarantine.failure.Classification;
 import org.ingestquarantine.failure.DownstreamContractException;
 import org.ingestquarantine.failure.ErrorClass;
+import org.ingestquarantine.failure.ServiceUnreachableException;
 import org.ingestquarantine.failure.TransientException;
 import org.ingestquarantine.ingest.Embedder;
 import org.ingestquarantine.ingest.MiniLmEmbedder;
@@ -50,6 +50,8 @@ import org.slf4j.LoggerFactory;
 class OpenAiEmbedderTest {
 
     private static final String KEY = "sk-test-0123456789-secret";
+    /** Transient failures in a row from which the service is down (embed.openai.outage-after-failures here). */
+    private static final int OUTAGE_AFTER = 3;
     private static final List<String> TEXTS = List.of("the contract ends in May", "invoices are due in thirty days");
 
     private static MiniLmEmbedder local;
@@ -176,14 +178,14 @@ class OpenAiEmbedderTest {
             respond(x, 200, "{}");
         });
         OpenAiSettings s = new OpenAiSettings(URI.create(url), "all-MiniLM-L6-v2", 384, 32,
-                new OpenAiSettings.Timeouts(Duration.ofSeconds(2), Duration.ofMillis(300)), "IQ_EMBED_API_KEY");
+                new OpenAiSettings.Timeouts(Duration.ofSeconds(2), Duration.ofMillis(300)), "IQ_EMBED_API_KEY", OUTAGE_AFTER);
         Throwable e = catchFailure(() -> new OpenAiEmbedder(s, local, name -> null).embed(TEXTS));
         assertClass(e, ErrorClass.TRANSIENT, "embed_timeout");
         assertThat(e.getMessage()).contains("embed.openai.request-timeout-ms");
     }
 
     @Test
-    void shouldReleaseOnARefusedConnectionWithOneLineNamingTheUrlSetting() throws Exception {
+    void shouldTakeARefusedConnectionForTheServiceDownNamingTheUrlSettingAndLogNothingItself() throws Exception {
         ListAppender<ILoggingEvent> logs = new ListAppender<>();
         Logger logger = (Logger) LoggerFactory.getLogger(EmbeddingsClient.class);
         logs.start();
@@ -191,16 +193,46 @@ class OpenAiEmbedderTest {
         try {
             OpenAiEmbedder refused = embedder("http://127.0.0.1:" + FreePort.find() + "/v1", 32, 384);
             Throwable e = catchFailure(() -> refused.embed(TEXTS));
-            catchFailure(() -> refused.embed(TEXTS));
             assertClass(e, ErrorClass.TRANSIENT, "embed_connection_refused");
+            assertThat(e).as("the first refusal holds the consumer").isInstanceOf(ServiceUnreachableException.class);
+            assertThat(((ServiceUnreachableException) e).setting()).isEqualTo(OpenAiSettings.URL);
             assertThat(e.getMessage()).contains("embed.openai.url").contains("refused the connection");
-            List<String> warnings = logs.list.stream().filter(l -> l.getLevel() == Level.WARN)
-                    .map(ILoggingEvent::getFormattedMessage).toList();
-            assertThat(warnings).as("one line for the outage, not one per document").hasSize(1);
-            assertThat(warnings.get(0)).contains("embed.openai.url").contains("refused the connection");
+            assertThat(refused.answers()).as("the probe of a service that is down").isFalse();
+            assertThat(logs.list).as("the breaker logs the outage, once").isEmpty();
         } finally {
             logger.detachAppender(logs);
         }
+    }
+
+    @Test
+    void shouldTakeTheServiceForDownOnlyAfterItsFailuresInARowAndCountAgainOnceItAnswers() throws Exception {
+        AtomicInteger status = new AtomicInteger(503);
+        String url = serveFault(x -> {
+            if (status.get() == 200) {
+                respond(x, 200, new String(EmbeddingsJson.response(List.of(new float[384]), "m", 1),
+                        StandardCharsets.UTF_8));
+            } else {
+                respond(x, status.get(), "{\"error\":{\"message\":\"overloaded\"}}");
+            }
+        });
+        OpenAiEmbedder busy = embedder(url, 32, 384);
+        List<String> one = TEXTS.subList(0, 1);
+        for (int i = 1; i < OUTAGE_AFTER; i++) {
+            Throwable e = catchFailure(() -> busy.embed(one));
+            assertClass(e, ErrorClass.TRANSIENT, "embed_http_503");
+            assertThat(e).as("failure %d: an ordinary release", i).isNotInstanceOf(ServiceUnreachableException.class);
+        }
+        Throwable down = catchFailure(() -> busy.embed(one));
+        assertClass(down, ErrorClass.TRANSIENT, "embed_http_503");
+        assertThat(down).as("failure " + OUTAGE_AFTER + " in a row").isInstanceOf(ServiceUnreachableException.class);
+        assertThat(down.getMessage()).contains("embed.openai.outage-after-failures");
+        assertThat(busy.answers()).as("the probe while it answers 503").isFalse();
+
+        status.set(200);
+        assertThat(busy.answers()).as("the probe once it answers").isTrue();
+        status.set(503);
+        assertThat(catchFailure(() -> busy.embed(one))).as("counted from 0 again after the answer")
+                .isNotInstanceOf(ServiceUnreachableException.class);
     }
 
     @Test
@@ -227,7 +259,8 @@ class OpenAiEmbedderTest {
 
     private static OpenAiSettings settings(String url, int batch, int dimensions) {
         return new OpenAiSettings(URI.create(url), "all-MiniLM-L6-v2", dimensions, batch,
-                new OpenAiSettings.Timeouts(Duration.ofSeconds(2), Duration.ofSeconds(30)), "IQ_EMBED_API_KEY");
+                new OpenAiSettings.Timeouts(Duration.ofSeconds(2), Duration.ofSeconds(30)), "IQ_EMBED_API_KEY",
+                OUTAGE_AFTER);
     }
 
     /** @return the base URL of a loopback server answering every request with {@code handler} */
