@@ -23,6 +23,7 @@ import org.ingestquarantine.broker.kafka.KafkaWiring;
 import org.ingestquarantine.broker.rabbitmq.RabbitMqWiring;
 import org.ingestquarantine.broker.sqs.SqsWiring;
 import org.ingestquarantine.db.Database;
+import org.ingestquarantine.db.Installation;
 import org.ingestquarantine.db.EmbeddedPostgresService;
 import org.ingestquarantine.db.Jdbc;
 import org.ingestquarantine.db.NamedSqlStrategy;
@@ -199,6 +200,7 @@ public final class AppConfiguration implements CamelConfiguration {
         PayloadStores payloads = PayloadStores.fromSettings(settings, dataDir);
         started.push(payloads);
         payloads.checkAtStart(); // a consumer that could not store evidence must not consume
+        payloads.claim(Installation.id(database.dataSource())); // one database per payload store
         QuarantineStore store = new QuarantineStore(database.dataSource(), payloads,
                 source -> settings.find("sources." + source + ".owner"), clock);
         BrokerAdapter broker = timeline.time("broker", () -> brokerWiring.open(new BrokerSetup(settings,

@@ -28,6 +28,8 @@ public final class LocalPayloadStore implements PayloadStore {
 
     /** Folder used when none is given: {@code ./data/objects}. */
     public static final Path DEFAULT_ROOT = Path.of("data", "objects");
+    /** The claim file's name in the root (no object is named so: theirs are {@code xx/<sha256>}). */
+    public static final String CLAIM = ".installation";
 
     private final Path root;
 
@@ -108,6 +110,36 @@ public final class LocalPayloadStore implements PayloadStore {
             // a concurrent writer stored the same bytes first
         } catch (AtomicMoveNotSupportedException e) {
             Files.move(temp, target, StandardCopyOption.REPLACE_EXISTING);
+        }
+    }
+
+    /**
+     * Claims this folder for one database: the file {@value #CLAIM} in the root holds the id of the installation whose
+     * records name the objects (a folder on a shared mount, {@code payload.local.dir}); written if absent, compared
+     * if present.
+     *
+     * @param installation the database's id ({@code installation} table)
+     * @throws IllegalStateException one line naming {@code payload.local.dir} when another database holds the claim
+     * @throws IOException when the claim cannot be read or written
+     */
+    public void claim(String installation) throws IOException {
+        Path file = root.resolve(CLAIM);
+        if (!Files.exists(file)) {
+            Files.createDirectories(root);
+            Path temp = Files.createTempFile(root, "claim-", ".tmp");
+            Files.writeString(temp, installation + "\n");
+            try {
+                Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE);
+            } finally {
+                Files.deleteIfExists(temp);
+            }
+        }
+        String holder = Files.readString(file).trim();
+        if (!holder.equals(installation)) {
+            throw new IllegalStateException("payload store: " + root + " holds the payloads of another database"
+                    + " (installation " + holder + "; this one is " + installation + "): objects are named by their"
+                    + " content, so an erase or expiry here would delete bytes that database's records still name; give"
+                    + " each database its own payload.local.dir");
         }
     }
 

@@ -27,6 +27,7 @@ public final class PayloadStores implements PayloadStore, AutoCloseable {
     private final LocalPayloadStore local;
     private final S3PayloadStore s3;
     private final PayloadStore writes;
+    private boolean sharedLocal;
 
     /**
      * @param local the local folder store
@@ -52,7 +53,8 @@ public final class PayloadStores implements PayloadStore, AutoCloseable {
                 .orElse(dataDir.resolve("objects")));
         String kind = settings.string(STORE, "local");
         return switch (kind) {
-            case "local" -> new PayloadStores(local, null);
+            case "local" -> settings.find(LOCAL_DIR).isPresent() ? new PayloadStores(local, null).namedLocalDir()
+                    : new PayloadStores(local, null);
             case "s3" -> new PayloadStores(local, new S3PayloadStore(S3ClientSettings.from(settings::find),
                     settings.find(S3PayloadStore.BUCKET).orElseThrow(() -> new IllegalStateException(STORE
                             + "=s3 needs " + S3PayloadStore.BUCKET + ": set it to the bucket that holds the payloads")),
@@ -70,6 +72,29 @@ public final class PayloadStores implements PayloadStore, AutoCloseable {
         if (s3 != null) {
             s3.checkBucket();
         }
+    }
+
+    /**
+     * Claims the store new objects go to for this database (see {@link S3PayloadStore#claim},
+     * {@link LocalPayloadStore#claim}), so that two databases never share one.
+     *
+     * @param installation the database's id
+     * @throws IllegalStateException one line naming the setting when another database holds it
+     * @throws java.io.IOException when a local claim cannot be read or written
+     */
+    public void claim(String installation) throws java.io.IOException {
+        if (s3 != null) {
+            s3.claim(installation);
+        } else if (sharedLocal) {
+            local.claim(installation);
+        }
+        // the default folder, <data-dir>/objects, is the data folder's own, as its embedded database is
+    }
+
+    /** @return these stores, whose local folder was named by {@value #LOCAL_DIR} (a folder others may mount too) */
+    private PayloadStores namedLocalDir() {
+        sharedLocal = true;
+        return this;
     }
 
     /** @return {@code local} or {@code s3}: where new objects go */

@@ -36,6 +36,8 @@ public final class S3PayloadStore implements PayloadStore, AutoCloseable {
 
     /** The bucket. */
     public static final String BUCKET = "payload.s3.bucket";
+    /** The claim object's name under the prefix (no object key of a payload looks like it: theirs are {@code xx/<sha256>}). */
+    public static final String CLAIM = "iq-installation";
     /** A key prefix inside the bucket, e.g. {@code quarantine/}; empty for none. */
     public static final String PREFIX = "payload.s3.prefix";
 
@@ -83,6 +85,34 @@ public final class S3PayloadStore implements PayloadStore, AutoCloseable {
                     && s.statusCode() == 404 ? "bucket '" + bucket + "' does not exist at "
                     + settings.describeEndpoint() + "; create it or set " + BUCKET : describe(e);
             throw new IllegalStateException("payload store: " + line);
+        }
+    }
+
+    /**
+     * Claims this bucket and prefix for one database: the object {@value #CLAIM} under the prefix holds the id of the
+     * installation whose records name the objects; written if absent, compared if present.
+     *
+     * @param installation the database's id ({@code installation} table)
+     * @throws IllegalStateException one line naming {@value #PREFIX} when another database holds the claim
+     */
+    public void claim(String installation) {
+        String key = prefix + CLAIM;
+        try {
+            String holder;
+            try {
+                holder = client.getObjectAsBytes(b -> b.bucket(bucket).key(key)).asUtf8String().trim();
+            } catch (software.amazon.awssdk.services.s3.model.NoSuchKeyException e) {
+                client.putObject(b -> b.bucket(bucket).key(key), RequestBody.fromString(installation + "\n"));
+                return;
+            }
+            if (!holder.equals(installation)) {
+                throw new IllegalStateException("payload store: s3://" + bucket + "/" + prefix + " holds the payloads of"
+                        + " another database (installation " + holder + "; this one is " + installation + "): objects are"
+                        + " named by their content, so an erase or expiry here would delete bytes that database's records"
+                        + " still name; give each database its own " + PREFIX + " (or " + BUCKET + ")");
+            }
+        } catch (SdkException e) {
+            throw new IllegalStateException("payload store: " + describe(e));
         }
     }
 

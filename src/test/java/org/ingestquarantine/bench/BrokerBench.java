@@ -23,6 +23,7 @@ import org.ingestquarantine.app.PipelineApp;
 import org.ingestquarantine.delivery.IngestPublisher;
 import org.ingestquarantine.pipeline.IngestMessage;
 import org.ingestquarantine.testsupport.Exec;
+import org.ingestquarantine.testsupport.RabbitMqBroker;
 import org.ingestquarantine.testsupport.KafkaKraftBroker;
 import org.ingestquarantine.testsupport.KafkaTopicSpec;
 
@@ -118,9 +119,9 @@ public final class BrokerBench {
             case "sqs":
                 return new BrokerUnderTest("embedded", () -> { });
             case "rabbitmq":
-                freshVhost();
+                RabbitMqBroker.freshVhost(RABBIT_VHOST);
                 p.put("rabbitmq.uri", "amqp://guest:guest@127.0.0.1:5672/" + RABBIT_VHOST);
-                return new BrokerUnderTest("rabbitmq", () -> rabbitmqctl("delete_vhost", RABBIT_VHOST));
+                return new BrokerUnderTest("rabbitmq", () -> RabbitMqBroker.deleteVhost(RABBIT_VHOST));
             case "kafka":
                 KafkaKraftBroker kafka = KafkaKraftBroker.start();
                 kafka.createTopic(KafkaTopicSpec.forTopic("ingest"));
@@ -132,21 +133,7 @@ public final class BrokerBench {
         }
     }
 
-    /** Deletes the bench's vhost if a run left it, creates it and gives guest all rights on it. */
-    private static void freshVhost() {
-        Exec.run(List.of("rabbitmqctl", "-q", "delete_vhost", RABBIT_VHOST), Duration.ofSeconds(60));
-        rabbitmqctl("add_vhost", RABBIT_VHOST);
-        rabbitmqctl("set_permissions", "-p", RABBIT_VHOST, "guest", ".*", ".*", ".*");
-    }
 
-    private static void rabbitmqctl(String... args) {
-        List<String> command = new ArrayList<>(List.of("rabbitmqctl", "-q"));
-        command.addAll(List.of(args));
-        Exec result = Exec.run(command, Duration.ofSeconds(60));
-        if (result.exitCode() != 0) {
-            throw new IllegalStateException(String.join(" ", command) + " failed: " + result.output());
-        }
-    }
 
     private static String bench(String broker, int messages, int reps) throws Exception {
         Path work = Files.createTempDirectory("broker-bench-" + broker);

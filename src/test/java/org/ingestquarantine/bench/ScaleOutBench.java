@@ -18,7 +18,7 @@ import org.ingestquarantine.db.Database;
 import org.ingestquarantine.db.EmbeddedPostgresService;
 import org.ingestquarantine.pipeline.IngestMessage;
 import org.ingestquarantine.testsupport.ConsumerProcess;
-import org.ingestquarantine.testsupport.Exec;
+import org.ingestquarantine.testsupport.RabbitMqBroker;
 import org.ingestquarantine.testsupport.SqlCount;
 
 /**
@@ -54,7 +54,7 @@ public final class ScaleOutBench {
         System.out.printf(Locale.ROOT, "scaleout-bench: %d messages per round (%d corpus files x %d), consumers %s,"
                 + " %d repetitions, %d cores, load %.1f%n", messages, files.size(), copies, counts, repetitions,
                 Runtime.getRuntime().availableProcessors(), BrokerBench.loadAverage());
-        freshVhost();
+        RabbitMqBroker.freshVhost(VHOST);
         Path tmp = Files.createTempDirectory("iq-scaleout-bench-");
         Map<Integer, List<Double>> rates = new HashMap<>();
         try (EmbeddedPostgresService pg = EmbeddedPostgresService.start(tmp.resolve("pg"), 0);
@@ -72,7 +72,7 @@ public final class ScaleOutBench {
                 }
             }
         } finally {
-            rabbitmqctl("delete_vhost", VHOST);
+            RabbitMqBroker.deleteVhost(VHOST);
         }
         List<Double> base = rates.get(counts.get(0));
         System.out.println("consumers | documents/s median (min-max) | ratio to " + counts.get(0) + " (per repetition)");
@@ -169,20 +169,7 @@ public final class ScaleOutBench {
         return f.newConnection("scaleout-bench");
     }
 
-    private static void freshVhost() {
-        Exec.run(List.of("rabbitmqctl", "-q", "delete_vhost", VHOST), Duration.ofSeconds(60));
-        rabbitmqctl("add_vhost", VHOST);
-        rabbitmqctl("set_permissions", "-p", VHOST, "guest", ".*", ".*", ".*");
-    }
 
-    private static void rabbitmqctl(String... args) {
-        List<String> command = new ArrayList<>(List.of("rabbitmqctl", "-q"));
-        command.addAll(List.of(args));
-        Exec r = Exec.run(command, Duration.ofSeconds(60));
-        if (r.exitCode() != 0) {
-            throw new IllegalStateException(String.join(" ", command) + " failed: " + r.output());
-        }
-    }
 
     /** The whole machine's busy CPU time, from {@code /proc/stat}'s first line (user + nice + system + irq + softirq). */
     static final class MachineCpu {

@@ -32,7 +32,6 @@ import org.ingestquarantine.pipeline.IngestMessage;
 import org.ingestquarantine.scenarios.KafkaFixture;
 import org.ingestquarantine.testsupport.ConsumerProcess;
 import org.ingestquarantine.testsupport.Corpus;
-import org.ingestquarantine.testsupport.Exec;
 import org.ingestquarantine.testsupport.FolderHttpServer;
 import org.ingestquarantine.testsupport.LongPdf;
 import org.ingestquarantine.testsupport.RabbitMqBroker;
@@ -364,9 +363,7 @@ class ProductionModeIT {
         @Override
         public Map<String, String> start() throws Exception {
             RabbitMqBroker.ensureRunning();
-            rabbitmqctl("delete_vhost", vhost);
-            rabbitmqctl("add_vhost", vhost);
-            rabbitmqctl("set_permissions", "-p", vhost, "guest", ".*", ".*", ".*");
+            RabbitMqBroker.freshVhost(vhost);
             ConnectionFactory f = new ConnectionFactory();
             f.setUri(uri());
             amqp = f.newConnection("production-mode-it");
@@ -399,7 +396,7 @@ class ProductionModeIT {
             if (amqp != null) {
                 amqp.close();
             }
-            rabbitmqctl("delete_vhost", vhost);
+            RabbitMqBroker.deleteVhost(vhost);
         }
     }
 
@@ -454,9 +451,4 @@ class ProductionModeIT {
         }
     }
 
-    private static void rabbitmqctl(String... args) {
-        List<String> command = new ArrayList<>(List.of("rabbitmqctl", "-q"));
-        command.addAll(List.of(args));
-        Exec.run(command, Duration.ofSeconds(60));
-    }
 }

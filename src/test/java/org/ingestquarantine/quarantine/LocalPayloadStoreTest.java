@@ -44,4 +44,14 @@ class LocalPayloadStoreTest {
         assertThatThrownBy(() -> store.delete(temp.resolve("elsewhere").toUri().toString()))
                 .isInstanceOf(IllegalArgumentException.class);
     }
+
+    @org.junit.jupiter.api.Test
+    void shouldBeClaimedByOneDatabaseAndRefuseAnother(@org.junit.jupiter.api.io.TempDir java.nio.file.Path shared)
+            throws Exception {
+        new LocalPayloadStore(shared).claim("installation-1");
+        new LocalPayloadStore(shared).claim("installation-1");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new LocalPayloadStore(shared).claim("installation-2"))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("another database")
+                .hasMessageContaining("payload.local.dir");
+    }
 }

@@ -172,4 +172,19 @@ class S3PayloadStoreTest {
             assertThat(store.reachable()).isFalse();
         }
     }
+
+    @Test
+    void shouldBeClaimedByOneDatabaseAndRefuseAnotherNamingThePrefix() throws Exception {
+        String bucket = S3.createBucket("claimed");
+        try (S3PayloadStore first = store(bucket, "a"); S3PayloadStore again = store(bucket, "a");
+             S3PayloadStore other = store(bucket, "b")) {
+            first.claim("installation-1");
+            again.claim("installation-1"); // the same database, another process: fine
+            other.claim("installation-2"); // another prefix: its own claim
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> again.claim("installation-2"))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("s3://" + bucket + "/a/ holds the payloads of another database")
+                    .hasMessageContaining("installation-1").hasMessageContaining(S3PayloadStore.PREFIX);
+        }
+    }
 }

@@ -231,4 +231,28 @@ public final class RabbitMqBroker {
             Thread.currentThread().interrupt();
         }
     }
+
+    /**
+     * Deletes {@code vhost} if a run left it, creates it and gives {@value #USER} all rights on it: a test's or a
+     * bench's own vhost, never {@code /}.
+     */
+    public static void freshVhost(String vhost) {
+        deleteVhost(vhost);
+        rabbitmqctl("add_vhost", vhost);
+        rabbitmqctl("set_permissions", "-p", vhost, USER, ".*", ".*", ".*");
+    }
+
+    /** Deletes {@code vhost} and everything in it; one that does not exist is no error. */
+    public static void deleteVhost(String vhost) {
+        Exec.run(List.of("rabbitmqctl", "-q", "delete_vhost", vhost), Duration.ofSeconds(READY_TIMEOUT_SECONDS));
+    }
+
+    private static void rabbitmqctl(String... args) {
+        List<String> command = new ArrayList<>(List.of("rabbitmqctl", "-q"));
+        command.addAll(List.of(args));
+        Exec result = Exec.run(command, Duration.ofSeconds(READY_TIMEOUT_SECONDS));
+        if (result.exitCode() != 0) {
+            throw new IllegalStateException(String.join(" ", command) + " failed: " + result.output());
+        }
+    }
 }
