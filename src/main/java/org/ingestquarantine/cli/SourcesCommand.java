@@ -14,14 +14,16 @@ import picocli.CommandLine.Parameters;
  */
 @Command(name = "sources", mixinStandardHelpOptions = true,
         description = {"A source's total (coverage's denominator) for sources fed through run: list it now, or state it.",
-                "Listing suits folder sources (sources.<name>.file-roots); stating suits HTTP or producer-owned sources."},
+                "Listing suits folder and S3 sources (sources.<name>.file-roots, .s3-allow); stating suits HTTP or"
+                        + " producer-owned sources."},
         subcommands = {SourcesCommand.Count.class, SourcesCommand.SetTotal.class})
 final class SourcesCommand {
 
     /** {@code sources count S}. */
     @Command(name = "count", mixinStandardHelpOptions = true,
             description = {"Lists the source's configured roots now (a walk of sources.<name>.file-roots: regular files,"
-                    + " no symbolic link followed, at most sources.count-max-documents) and records the count as its"
+                    + " no symbolic link followed; a ListObjectsV2 over each sources.<name>.s3-allow entry; at most"
+                    + " sources.count-max-documents) and records the count as its"
                     + " total (listed). run does the same every sources.count-interval-ms when that is more than 0.",
                     "Exit 2, nothing written, for an unknown source or one without roots to list; 1 when a root"
                             + " cannot be read."})

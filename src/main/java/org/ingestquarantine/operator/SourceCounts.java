@@ -44,7 +44,7 @@ public final class SourceCounts {
             service.requireKnownSource(source);
             String name = RecordRef.bounded(source);
             throw new BadOperatorInputException("source '" + name + "' cannot be listed: this configuration gives it"
-                    + " no sources." + name + ".file-roots; state its total instead (sources set-total " + name
+                    + " no sources." + name + ".file-roots or .s3-allow; state its total instead (sources set-total " + name
                     + " N)");
         }
         try {

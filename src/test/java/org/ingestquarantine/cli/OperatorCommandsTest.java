@@ -196,7 +196,7 @@ class OperatorCommandsTest extends PostgresTestBase {
             Result notListable = run("sources", "count", "contracts", "--data-dir", data.toString());
             assertThat(notListable.code).isEqualTo(2);
             assertThat(notListable.err.strip()).isEqualTo("count: source 'contracts' cannot be listed: this"
-                    + " configuration gives it no sources.contracts.file-roots; state its total instead (sources"
+                    + " configuration gives it no sources.contracts.file-roots or .s3-allow; state its total instead (sources"
                     + " set-total contracts N)");
             Result noSubcommand = run("sources", "--data-dir", data.toString());
             assertThat(noSubcommand.code).isEqualTo(2);
