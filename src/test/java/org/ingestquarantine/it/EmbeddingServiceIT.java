@@ -169,6 +169,12 @@ class EmbeddingServiceIT {
             QuarantineRecord r = pipeline.assertQuarantinedOnce(key, "it", "wide.pdf", ErrorClass.DOWNSTREAM_CONTRACT,
                     DownstreamContractException.VECTOR_WIDTH);
             assertThat(r.stage()).isEqualTo("embed");
+            // the series the DownstreamContract alert fires on (monitoring/prometheus: any increase in an hour)
+            java.net.URI scrape = java.net.URI.create(pipeline.app().bean(
+                    org.ingestquarantine.app.AppConfiguration.SCRAPE_URL, String.class));
+            await().atMost(WAIT).until(() -> org.ingestquarantine.testsupport.Scrape.of(scrape, WAIT).sum(
+                    "ingest_downstream_contract_total", Map.of("source", "it", "reason",
+                            DownstreamContractException.VECTOR_WIDTH)) == 1.0);
         }
     }
 
