@@ -41,6 +41,7 @@ import org.ingestquarantine.ingest.embed.OpenAiEmbedder;
 import org.ingestquarantine.quarantine.QuarantineRecord;
 import org.ingestquarantine.testsupport.FreePort;
 import org.ingestquarantine.testsupport.SqlCount;
+import org.ingestquarantine.testsupport.ShippedProperties;
 import org.ingestquarantine.testsupport.TestPipeline;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -69,6 +70,10 @@ class EmbeddingServiceIT {
     private static final AtomicReference<Mode> MODE = new AtomicReference<>(Mode.REAL);
     /** How many more requests a rate-limited service answers 429. */
     private static final AtomicInteger LIMITED_LEFT = new AtomicInteger();
+    /** Until when (System.nanoTime) a rate-limited service answers 429 whatever the count; 0: by count only. */
+    private static final java.util.concurrent.atomic.AtomicLong LIMITED_UNTIL = new java.util.concurrent.atomic.AtomicLong();
+    /** How long the storm of 429s lasts (the case: a provider rate-limiting for half a minute). */
+    private static final Duration STORM = Duration.ofSeconds(30);
     private static final List<Long> REQUESTS_AT = Collections.synchronizedList(new ArrayList<>());
     private static MiniLmEmbedder model;
     private static HttpServer service;
@@ -85,7 +90,7 @@ class EmbeddingServiceIT {
         service.createContext(EmbeddingServer.PATH, x -> {
             REQUESTS_AT.add(System.nanoTime());
             Mode mode = MODE.get();
-            if (mode == Mode.RATE_LIMITED && LIMITED_LEFT.getAndDecrement() > 0) {
+            if (mode == Mode.RATE_LIMITED && (System.nanoTime() < LIMITED_UNTIL.get() || LIMITED_LEFT.getAndDecrement() > 0)) {
                 x.getRequestBody().readAllBytes();
                 x.getResponseHeaders().set("Retry-After", "1");
                 send(x, 429, "{\"error\":{\"message\":\"Rate limit reached\"}}".getBytes(StandardCharsets.UTF_8));
@@ -108,6 +113,8 @@ class EmbeddingServiceIT {
     @BeforeEach
     void realService() {
         MODE.set(Mode.REAL);
+        LIMITED_UNTIL.set(0);
+        LIMITED_LEFT.set(0);
         REQUESTS_AT.clear();
     }
 
@@ -157,6 +164,29 @@ class EmbeddingServiceIT {
                 assertThat(Duration.ofNanos(at.get(i) - at.get(i - 1))).as("wait before request %d", i)
                         .isGreaterThanOrEqualTo(Duration.ofMillis(950));
             }
+        }
+    }
+
+    @Test
+    void shouldHoldThroughThirtySecondsOf429AndQuarantineNothing() throws Exception {
+        // 429 for 30 s: past embed.openai.outage-after-failures in a row the breaker holds the consumer and probes,
+        // so the deliveries stop at the consumer's entrance instead of spending the transient budget
+        MODE.set(Mode.RATE_LIMITED);
+        try (TestPipeline pipeline = TestPipeline.start(data, openai("failure.transient.backoff-max-ms", "2000"))) {
+            LIMITED_UNTIL.set(System.nanoTime() + STORM.toNanos());
+            long began = System.nanoTime();
+            List<String> keys = new ArrayList<>();
+            for (String name : List.of("01-text-one-page.pdf", "02-text-three-pages.pdf")) {
+                keys.add(pipeline.publishFile("it", "storm-" + name, SAMPLES.resolve(name)));
+            }
+            for (String key : keys) {
+                assertThat(pipeline.awaitOutcome(key, WAIT.plus(STORM))).isEqualTo("indexed");
+                assertThat(pipeline.deliveries(key)).as("deliveries of %s", key)
+                        .isLessThanOrEqualTo(ShippedProperties.policies().forClass(ErrorClass.TRANSIENT).retries());
+            }
+            assertThat(Duration.ofNanos(System.nanoTime() - began)).isGreaterThanOrEqualTo(STORM);
+            assertThat(pipeline.store().find("it", "storm-01-text-one-page.pdf")).as("quarantine record").isEmpty();
+            assertThat(pipeline.store().find("it", "storm-02-text-three-pages.pdf")).as("quarantine record").isEmpty();
         }
     }
 
