@@ -1,9 +1,6 @@
 package org.ingestquarantine.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -96,22 +93,12 @@ public final class EmbeddingBench {
         System.setProperty("embed.provider", provider);
         double consumerBefore = consumerCpu(service);
         double serviceBefore = cpu(service.toHandle());
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        var cli = IngestQuarantineCli.commandLine();
-        cli.setOut(new PrintWriter(out, true));
-        cli.setErr(new PrintWriter(err, true));
-        long t0 = System.nanoTime();
-        int exit = cli.execute("ingest", folder.toString(), "--data-dir", dataDir.toString(), "--json",
-                "--source", "bench");
-        double seconds = (System.nanoTime() - t0) / 1e9;
+        BenchIngest ingest = BenchIngest.run(folder, dataDir);
+        double seconds = ingest.seconds();
         double consumer = consumerCpu(service) - consumerBefore;
         double served = cpu(service.toHandle()) - serviceBefore;
-        if (exit != 0) {
-            throw new IllegalStateException("ingest exited " + exit + ": " + err + out);
-        }
-        JsonNode summary = new ObjectMapper().readTree(out.toString().trim());
-        double processing = (summary.get("elapsed_ms").asLong() - summary.get("startup_ms").asLong()) / 1000.0;
+        JsonNode summary = ingest.summary();
+        double processing = ingest.processingSeconds();
         long indexed;
         long chunks;
         try (EmbeddedPostgresService pg = EmbeddedPostgresService.start(EmbeddedPostgresService.folderIn(dataDir), 0);

@@ -1,9 +1,6 @@
 package org.ingestquarantine.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -18,7 +15,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.stream.Stream;
-import org.ingestquarantine.cli.IngestQuarantineCli;
 import org.ingestquarantine.db.Database;
 import org.ingestquarantine.db.EmbeddedPostgresService;
 import org.ingestquarantine.ingest.DocumentIndex;
@@ -212,25 +208,19 @@ public final class PipelineBench {
         });
         sampler.setDaemon(true);
         sampler.start();
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        var cli = IngestQuarantineCli.commandLine();
-        cli.setOut(new PrintWriter(out, true));
-        cli.setErr(new PrintWriter(err, true));
-        long t0 = System.nanoTime();
-        int exit = cli.execute("ingest", folder.toString(), "--data-dir", dataDir.toString(), "--json",
-                "--source", "bench");
-        double seconds = (System.nanoTime() - t0) / 1e9;
-        sampler.interrupt();
-        sampler.join();
+        BenchIngest ingest;
+        try {
+            ingest = BenchIngest.run(folder, dataDir);
+        } finally {
+            sampler.interrupt();
+            sampler.join();
+        }
+        double seconds = ingest.seconds();
         double cpuSeconds = cpu.seconds();
         String breakdown = cpu.breakdown();
         deleteTree(dataDir);
-        if (exit != 0) {
-            throw new IllegalStateException("ingest exited " + exit + ": " + err + out);
-        }
-        JsonNode summary = new ObjectMapper().readTree(out.toString().trim());
-        double processing = (summary.get("elapsed_ms").asLong() - summary.get("startup_ms").asLong()) / 1000.0;
+        JsonNode summary = ingest.summary();
+        double processing = ingest.processingSeconds();
         String detail = String.format(Locale.ROOT, "files=%d start-up %.1f s, indexed %s, quarantined %s | %s",
                 fileCount, summary.get("startup_ms").asLong() / 1000.0, summary.get("indexed"),
                 summary.get("quarantined"), breakdown);
