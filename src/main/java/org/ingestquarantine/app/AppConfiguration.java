@@ -270,7 +270,7 @@ public final class AppConfiguration implements CamelConfiguration {
         registry.bind("quarantineQueries", new QuarantineQueries(database.dataSource()));
         SourceTotals totals = new SourceTotals(database.dataSource(), clock);
         registry.bind("sourceTotals", totals);
-        SourceListing listing = sourceListing(settings, sourceAccess, totals, database);
+        SourceListing listing = sourceListing(settings, sourceAccess, totals, database, started::push);
         Duration listEvery = settings.requiredMillis(SourceListing.INTERVAL_PROPERTY);
         if (Boolean.parseBoolean(settings.string(LIST_SOURCES, "false")) && !listEvery.isZero()) {
             started.push(listing.every(listEvery, sourceAccess::sourceNames));
@@ -374,17 +374,20 @@ public final class AppConfiguration implements CamelConfiguration {
     }
 
     /**
-     * @return the listing of the sources by every lister there is (a folder walk of {@code file-roots}, bounded by
-     *     {@value FolderLister#MAX_DOCUMENTS_PROPERTY})
+     * @param closeLater takes what the listing opened (an S3 client) to close when its owner stops
+     * @return the listing of the sources by every lister there is (a folder walk of {@code file-roots}, a
+     *     ListObjectsV2 of {@code s3-allow}, bounded by {@value FolderLister#MAX_DOCUMENTS_PROPERTY})
      */
-    static SourceListing sourceListing(Settings settings, SourceAccess access, SourceTotals totals, Database database) {
+    static SourceListing sourceListing(Settings settings, SourceAccess access, SourceTotals totals, Database database,
+                                       java.util.function.Consumer<AutoCloseable> closeLater) {
         long max = settings.requiredNumber(FolderLister.MAX_DOCUMENTS_PROPERTY);
         List<org.ingestquarantine.ingest.SourceLister> listers = new java.util.ArrayList<>();
         listers.add(new FolderLister(access, max));
-        // an S3 client only where a source lists S3 (it needs a region); it lives as long as the process
+        // an S3 client only where a source lists S3 (it needs a region); closed with its owner
         if (access.sourceNames().stream().anyMatch(s -> !access.s3Allow(s).isEmpty())) {
-            listers.add(new org.ingestquarantine.ingest.S3Lister(access, S3Clients.forSources(settings,
-                    httpTimeouts(settings)), sharedThrottle(settings, database), max));
+            software.amazon.awssdk.services.s3.S3Client client = S3Clients.forSources(settings, httpTimeouts(settings));
+            closeLater.accept(client);
+            listers.add(new org.ingestquarantine.ingest.S3Lister(access, client, sharedThrottle(settings, database), max));
         }
         return new SourceListing(listers, totals);
     }

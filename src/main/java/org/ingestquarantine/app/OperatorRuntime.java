@@ -245,7 +245,7 @@ public final class OperatorRuntime implements AutoCloseable {
     /** @return the sources' totals: listed now by this configuration's listers, or stated */
     public SourceCounts sourceCounts() {
         SourceTotals totals = new SourceTotals(database.dataSource(), Clock.systemUTC());
-        return new SourceCounts(service, AppConfiguration.sourceListing(settings, sources, totals, database), totals);
+        return new SourceCounts(service, AppConfiguration.sourceListing(settings, sources, totals, database, started::push), totals);
     }
 
     /** @return the page's lists: a cohort's records, the unindexable register, the drain runs */
