@@ -239,7 +239,7 @@ class OperatorApiTest extends PostgresTestBase {
         HttpResponse<String> web = post("/api/sources/web/count", "", TOKEN);
         assertThat(web.statusCode()).isEqualTo(400);
         assertThat(JSON.readTree(web.body()).get("error").asText())
-                .isEqualTo("source 'web' cannot be listed: this configuration gives it no sources.web.file-roots;"
+                .isEqualTo("source 'web' cannot be listed: this configuration gives it no sources.web.file-roots or .s3-allow;"
                         + " state its total instead (sources set-total web N)");
 
         HttpResponse<String> stated = post("/api/sources/contracts/total", "{\"documents\": 4, \"stated_by\": \"intake\"}",
