@@ -40,6 +40,7 @@ import org.ingestquarantine.ingest.embed.EmbeddingsJson;
 import org.ingestquarantine.ingest.embed.OpenAiEmbedder;
 import org.ingestquarantine.quarantine.QuarantineRecord;
 import org.ingestquarantine.testsupport.FreePort;
+import org.ingestquarantine.testsupport.ModelService;
 import org.ingestquarantine.testsupport.SqlCount;
 import org.ingestquarantine.testsupport.ShippedProperties;
 import org.ingestquarantine.testsupport.TestPipeline;
@@ -215,13 +216,13 @@ class EmbeddingServiceIT {
         logs.start();
         logger.addAppender(logs);
         int port = FreePort.find();
-        HttpServer up = serveModelOn(port);
+        ModelService up = ModelService.start(model, port, 2);
         try (TestPipeline pipeline = TestPipeline.start(data, openaiAt(port))) {
             ConsumerCircuitBreaker breaker = pipeline.bean("consumerCircuitBreaker", ConsumerCircuitBreaker.class);
             String before = pipeline.publishFile("it", "before.pdf", SAMPLES.resolve("01-text-one-page.pdf"));
             assertThat(pipeline.awaitOutcome(before, WAIT)).isEqualTo("indexed");
 
-            up.stop(0);
+            up.close();
             Map<String, String> keys = new TreeMap<>();
             for (String file : List.of("01-text-one-page.pdf", "02-text-three-pages.pdf", "04-text-twelve-pages.pdf")) {
                 keys.put("during-" + file, pipeline.publishFile("it", "during-" + file, SAMPLES.resolve(file)));
@@ -236,7 +237,7 @@ class EmbeddingServiceIT {
                     .until(() -> breaker.isOpen() && deliveries(pipeline, keys).equals(heldAt));
             assertThat(SqlCount.of(pipeline.dataSource(), "SELECT count(*) FROM quarantine")).isZero();
 
-            up = serveModelOn(port);
+            up = ModelService.start(model, port, 2);
 
             for (String key : keys.values()) {
                 assertThat(pipeline.awaitOutcome(key, WAIT)).isEqualTo("indexed");
@@ -255,19 +256,9 @@ class EmbeddingServiceIT {
                     .map(ILoggingEvent::getFormattedMessage)).as("one line when it closes")
                     .singleElement().asString().contains("embed.openai.url").contains("answers again");
         } finally {
-            up.stop(0);
+            up.close();
             logger.detachAppender(logs);
         }
-    }
-
-    /** @return the real model behind /v1/embeddings on {@code port} of loopback, started */
-    private static HttpServer serveModelOn(int port) throws IOException {
-        HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 0);
-        server.setExecutor(java.util.concurrent.Executors.newFixedThreadPool(2));
-        server.createContext(EmbeddingServer.PATH,
-                EmbeddingServer.handler(model, new EmbeddingServer.Limits("all-MiniLM-L6-v2", null, 16 << 20)));
-        server.start();
-        return server;
     }
 
     private static Map<String, Integer> deliveries(TestPipeline pipeline, Map<String, String> keys) {
