@@ -188,20 +188,9 @@ final class NoFollowFile implements Closeable {
 
     /** @return the path's components as the bytes the file system holds (lossless, whatever their encoding) */
     private static List<byte[]> components(Path path) {
-        ByteArrayOutputStream all = new ByteArrayOutputStream();
-        String raw = path.toUri().getRawPath();
-        for (int i = 0; i < raw.length(); i++) {
-            char c = raw.charAt(i);
-            if (c == '%' && i + 2 < raw.length()) {
-                all.write(Integer.parseInt(raw.substring(i + 1, i + 3), 16));
-                i += 2;
-            } else {
-                all.write(c);
-            }
-        }
         List<byte[]> components = new ArrayList<>();
         ByteArrayOutputStream current = new ByteArrayOutputStream();
-        for (byte b : all.toByteArray()) {
+        for (byte b : RawPathBytes.of(path)) {
             if (b == '/') {
                 addComponent(components, current);
             } else {
