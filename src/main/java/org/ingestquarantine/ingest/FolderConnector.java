@@ -97,8 +97,8 @@ public final class FolderConnector implements SourceConnector {
 
         @Override
         public int read() throws IOException {
-            byte[] one = new byte[1];
-            return read(one, 0, 1) == -1 ? -1 : one[0] & 0xff;
+            byte[] one = readNBytes(1);
+            return one.length == 0 ? -1 : one[0] & 0xff;
         }
 
         @Override

@@ -82,6 +82,8 @@ class IngestCommandIT {
         JsonNode summary = new ObjectMapper().readTree(out.toString());
         assertThat(summary.get("documents").asInt()).isEqualTo(2);
         assertThat(summary.get("indexed").asInt()).as("summary %s", summary).isEqualTo(2);
+        JsonNode coverage = run("coverage", "--json", "--data-dir", data.toString()).at("/sources/0");
+        assertThat(coverage.get("indexed").asLong()).as("documents indexed: %s", coverage).isEqualTo(2);
     }
 
     /**
