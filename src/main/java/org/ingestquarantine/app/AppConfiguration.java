@@ -208,7 +208,6 @@ public final class AppConfiguration implements CamelConfiguration {
         MiniLmEmbedder tokenizer = join(embedderStart);
         Embedder embedder = EmbedderChoice.choose(settings, tokenizer);
 
-        FolderConnector folder = new FolderConnector();
         HttpTimeouts http = httpTimeouts(settings);
         long maxBytes = settings.requiredNumber("ingest.max-bytes");
         WindowChunker chunker = chunker(settings, embedder);
@@ -419,7 +418,7 @@ public final class AppConfiguration implements CamelConfiguration {
     /** The same, with HTTP requests that {@code fetches} can cancel. */
     static Map<String, SourceConnector> connectors(Settings settings, Database database, HttpTimeouts http,
                                                    FetchCancellation fetches) {
-        Map<String, SourceConnector> connectors = Map.of("file", new FolderConnector(),
+        Map<String, SourceConnector> connectors = Map.of("file", new FolderConnector(http.bodyDeadline()),
                 "http", new HttpConnector("http", http, fetches), "https", new HttpConnector("https", http, fetches));
         SourceRequestThrottle throttle = sharedThrottle(settings, database);
         Map<String, SourceConnector> throttled = new java.util.HashMap<>();

@@ -17,6 +17,7 @@ import org.ingestquarantine.app.PipelineApp;
 import org.ingestquarantine.delivery.IngestPublisher;
 import org.ingestquarantine.delivery.SettledOutcomes;
 import org.ingestquarantine.ingest.FolderConnector;
+import org.ingestquarantine.ingest.FolderDocIds;
 import org.ingestquarantine.ingest.SourceAccess;
 import org.ingestquarantine.ingest.SourceRoots;
 import org.ingestquarantine.ingest.SourceTotals;
@@ -156,7 +157,7 @@ final class IngestCommand implements Callable<Integer> {
             IngestPublisher publisher = app.bean("ingestPublisher", IngestPublisher.class);
             Map<String, String> keys = new LinkedHashMap<>();
             for (Path file : files) {
-                String docId = root.relativize(file).toString().replace('\\', '/');
+                String docId = FolderDocIds.of(root, file); // lossless: two names never share a doc_id
                 IngestMessage message = new IngestMessage(sourceName, docId, file.toUri(), null, null, null);
                 keys.put(publisher.publish(message), docId);
             }

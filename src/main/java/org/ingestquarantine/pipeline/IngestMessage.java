@@ -180,6 +180,11 @@ public record IngestMessage(String source, String docId, URI uri, String sourceV
             if (!pattern.matcher(value).matches()) {
                 throw new InvalidIdentityException(field, value, "contains a control character");
             }
+            // stored as UTF-8, a lone surrogate would become '?' and the identity another one's
+            if (value.codePoints().anyMatch(cp -> cp >= Character.MIN_SURROGATE && cp <= Character.MAX_SURROGATE)) {
+                throw new InvalidIdentityException(field, value, "contains a lone surrogate (a \\uD800-\\uDFFF escape"
+                        + " without its pair), which is not Unicode text");
+            }
             return value;
         }
     }

@@ -77,15 +77,32 @@ public record RecordKey(String source, String docId) {
     /**
      * @param docId a doc_id exactly as the message carried it (the JSON string's value), not null
      * @return the first {@value #DOC_ID_DIGEST_HEX} lower-case hex digits of the SHA-256 of its UTF-8 bytes: the
-     *     same for the same name on every run, and no producer text
+     *     same for the same name on every run, and no producer text. A lone surrogate (a JSON {@code \\ud800} with no
+     *     pair) is encoded as UTF-8 would encode its code point (WTF-8), not as the {@code ?} Java's encoder writes, so
+     *     two doc_ids that differ only in their lone surrogates have two digests
      */
     public static String docIdDigest(String docId) {
         try {
-            byte[] sha = MessageDigest.getInstance("SHA-256").digest(docId.getBytes(StandardCharsets.UTF_8));
+            byte[] sha = MessageDigest.getInstance("SHA-256").digest(utf8KeepingLoneSurrogates(docId));
             return HexFormat.of().formatHex(sha, 0, DOC_ID_DIGEST_HEX / 2);
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is required of every Java runtime", e);
         }
+    }
+
+    /** @return {@code s} as UTF-8, each lone surrogate as the three bytes of its code point (WTF-8) */
+    private static byte[] utf8KeepingLoneSurrogates(String s) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(s.length() + 16);
+        s.codePoints().forEach(cp -> {
+            if (cp >= Character.MIN_SURROGATE && cp <= Character.MAX_SURROGATE) {
+                out.write(0xE0 | cp >> 12);
+                out.write(0x80 | cp >> 6 & 0x3F);
+                out.write(0x80 | cp & 0x3F);
+            } else {
+                out.writeBytes(new String(Character.toChars(cp)).getBytes(StandardCharsets.UTF_8));
+            }
+        });
+        return out.toByteArray();
     }
 
     /**

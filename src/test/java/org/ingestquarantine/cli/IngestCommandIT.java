@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
+import java.util.List;
 import org.ingestquarantine.pipeline.RecordKey;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -61,6 +62,28 @@ class IngestCommandIT {
         assertThat(summary.get("documents").asInt()).isEqualTo(2);
         assertThat(summary.get("indexed").asInt()).isEqualTo(1);
         assertThat(summary.get("reasons").get("permanent_input/invalid_message").asInt()).isEqualTo(1);
+    }
+
+    /**
+     * Issue 21: two files whose names are not valid UTF-8 (Latin-1 bytes) were one doc_id (both decoded to U+FFFD):
+     * one file silently missing at 100% coverage. Each is its own document now.
+     */
+    @Test
+    void shouldIndexTwoFilesWhoseNamesAreNotUtf8AsTwoDocuments(@TempDir Path folder) throws Exception {
+        for (String raw : List.of("caf%E9.pdf", "caf%E8.pdf")) {
+            java.nio.file.Files.copy(Path.of("samples", "pdfs", "01-text-one-page.pdf"),
+                    Path.of(java.net.URI.create(folder.toUri() + raw)));
+        }
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = new CommandLine(new IngestQuarantineCli()).setOut(new PrintWriter(out)).setErr(new PrintWriter(err))
+                .execute("ingest", folder.toString(), "--json", "--data-dir", data.toString());
+        assertThat(code).as("exit code; stderr: %s", err).isZero();
+        JsonNode summary = new ObjectMapper().readTree(out.toString());
+        assertThat(summary.get("documents").asInt()).isEqualTo(2);
+        assertThat(summary.get("indexed").asInt()).as("summary %s", summary).isEqualTo(2);
+        JsonNode coverage = run("coverage", "--json", "--data-dir", data.toString()).at("/sources/0");
+        assertThat(coverage.get("indexed").asLong()).as("documents indexed: %s", coverage).isEqualTo(2);
     }
 
     /**

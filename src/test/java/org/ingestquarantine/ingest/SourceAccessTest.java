@@ -22,7 +22,7 @@ class SourceAccessTest {
     private Path contracts;
     private Path hr;
     private SourceAccess access;
-    private final FolderConnector folder = new FolderConnector();
+    private final FolderConnector folder = new FolderConnector(java.time.Duration.ofSeconds(60));
 
     @BeforeEach
     void configure() throws Exception {

@@ -132,6 +132,33 @@ class SourceTrustIT {
         }
     }
 
+    @Test
+    void shouldQuarantineAFifoAndAHardLinkInsideTheRootUnreadWithoutHoldingAConsumer() throws Exception {
+        Path fifo = alphaRoot.resolve("pipe.pdf");
+        Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start();
+        assertThat(mkfifo.waitFor()).as("mkfifo").isZero();
+        Files.createLink(alphaRoot.resolve("hard.pdf"), outside.resolve("secret.pdf"));
+        try (TestPipeline pipeline = TestPipeline.start(data, Map.of("sources.alpha.file-roots", alphaRoot.toString()))) {
+            Map<String, String> keys = new HashMap<>();
+            for (String docId : List.of("pipe.pdf", "hard.pdf")) {
+                keys.put(docId, pipeline.publishFile("alpha", docId, alphaRoot.resolve(docId)));
+            }
+            String healthy = pipeline.publishFile("alpha", "alpha.pdf", alphaRoot.resolve("alpha.pdf"));
+            // a FIFO opened for reading would hold its consumer until a writer came: this one is never written
+            assertThat(pipeline.awaitOutcome(healthy, WAIT)).isEqualTo("indexed");
+            Map<String, String> reasons = Map.of("pipe.pdf", "not_a_file", "hard.pdf", "hard_link");
+            for (Map.Entry<String, String> e : keys.entrySet()) {
+                assertThat(pipeline.awaitOutcome(e.getValue(), WAIT)).as(e.getKey()).isEqualTo("quarantined");
+                QuarantineRecord r = pipeline.assertQuarantinedOnce(e.getValue(), "alpha", e.getKey(),
+                        ErrorClass.PERMANENT_INPUT, reasons.get(e.getKey()));
+                assertThat(r.payloadUri()).as("payload of %s", e.getKey()).isNull();
+                assertThat(r.payloadSha256()).as("payload of %s", e.getKey()).isNull();
+            }
+            assertThat(documentCount(pipeline.dataSource())).as("only the healthy document is indexed").isEqualTo(1);
+            assertThat(workFiles()).as("work files left").isEmpty();
+        }
+    }
+
     private static IngestMessage message(String source, String docId, URI uri) {
         return new IngestMessage(source, docId, uri, null, null, null);
     }

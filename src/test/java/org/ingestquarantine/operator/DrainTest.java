@@ -674,7 +674,7 @@ class DrainTest extends PostgresTestBase {
     private Drain drainWith(SourceAccess access, SourceRequestThrottle shared) {
         Embedder embedder = new TwoDimensionEmbedder();
         return Drain.builder().database(dataSource(), store).access(access)
-                .connectors(Map.of("http", new HttpConnector("http", HTTP), "file", new FolderConnector()))
+                .connectors(Map.of("http", new HttpConnector("http", HTTP), "file", new FolderConnector(HTTP.bodyDeadline())))
                 .pipeline(pool, new WindowChunker(1000, 256, 20, s -> s.split("\\s+").length), embedder, index,
                         new PipelineVersions(Map.of("http", "test", "file", "test"), ParserVersion.CURRENT, "window-test",
                                 embedder.version()))

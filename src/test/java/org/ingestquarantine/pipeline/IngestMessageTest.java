@@ -93,6 +93,39 @@ class IngestMessageTest {
                 .isInstanceOfSatisfying(InvalidIdentityException.class, e -> assertThat(e.field()).isEqualTo("source"));
     }
 
+    /**
+     * Issue 21: a lone surrogate (a JSON escape without its pair) is not text; stored as UTF-8 it became '?', so
+     * "a\\ud800" and "a\\ud801" and a real "a?" were one record. It is refused, and the digest its record is kept
+     * under tells the two apart (and leaves every well-formed doc_id's digest as it was).
+     */
+    @Test
+    void shouldRefuseALoneSurrogateAndKeepItsDigestDistinct() {
+        String high = "{\"source\":\"s\",\"doc_id\":\"a\\ud800.pdf\",\"uri\":\"file:///x\"}";
+        String low = "{\"source\":\"s\",\"doc_id\":\"a\\udc01.pdf\",\"uri\":\"file:///x\"}";
+        for (String body : new String[] {high, low}) {
+            assertThatThrownBy(() -> IngestMessage.parse(body))
+                    .isInstanceOfSatisfying(InvalidIdentityException.class, e -> {
+                        assertThat(e.field()).isEqualTo("doc_id");
+                        assertThat(e.getMessage()).contains("lone surrogate").doesNotContain("a?.pdf");
+                    });
+        }
+        assertThatThrownBy(() -> IngestMessage.parse("{\"source\":\"s\\ud800\",\"doc_id\":\"d\",\"uri\":\"file:///x\"}"))
+                .isInstanceOfSatisfying(InvalidIdentityException.class, e -> assertThat(e.field()).isEqualTo("source"));
+        assertThat(RecordKey.docIdDigest("a\ud800.pdf")).isNotEqualTo(RecordKey.docIdDigest("a\udc01.pdf"))
+                .isNotEqualTo(RecordKey.docIdDigest("a?.pdf"));
+        assertThat(RecordKey.docIdDigest("caf\u00e9 \ud83d\ude00.pdf")).as("a well-formed doc_id's digest, as before")
+                .isEqualTo(java.util.HexFormat.of().formatHex(sha256("caf\u00e9 \ud83d\ude00.pdf"), 0, 16));
+        assertThat(IngestMessage.parse(body("s", "\ud83d\ude00.pdf")).docId()).as("a pair is text").isEqualTo("\ud83d\ude00.pdf");
+    }
+
+    private static byte[] sha256(String s) {
+        try {
+            return java.security.MessageDigest.getInstance("SHA-256").digest(s.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** Issue 8: the reserved doc_id of an invalid one cannot be spelled by a producer, in the schema or here. */
     @Test
     void shouldRefuseADocIdBeginningWithTheReservedPrefix() throws Exception {
