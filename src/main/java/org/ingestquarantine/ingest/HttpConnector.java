@@ -90,7 +90,7 @@ public final class HttpConnector implements SourceConnector {
         this.scheme = scheme;
         this.timeouts = timeouts;
         this.cancellation = cancellation;
-        this.client = new PinnedHttpClient(timeouts);
+        this.client = PinnedHttpClient.of(timeouts);
     }
 
     @Override

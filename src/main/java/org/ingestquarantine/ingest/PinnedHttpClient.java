@@ -2,6 +2,8 @@ package org.ingestquarantine.ingest;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.hc.client5.http.DnsResolver;
 import org.apache.hc.client5.http.config.ConnectionConfig;
 import org.apache.hc.client5.http.config.RequestConfig;
@@ -15,7 +17,9 @@ import org.apache.hc.core5.http2.HttpVersionPolicy;
 import org.apache.hc.core5.util.Timeout;
 
 /**
- * The HTTP client of one {@link HttpConnector}, started on its first request. It connects only to the address a
+ * The HTTP client of the {@link HttpConnector}s with the same {@link HttpTimeouts}, one per process, started when
+ * the first of them is made (so a first request pays no start-up, and the http and https connectors share its I/O
+ * threads, daemons never stopped, as java.net.http's were). It connects only to the address a
  * request's {@link HttpHost} carries (the one its guard checked, {@link HttpTarget}) and resolves no name: its DNS
  * resolver refuses every lookup, so a request without a checked address fails instead of looking the name up again.
  * Every request has a connection of its own, closed after it ({@code Connection: close}): a pooled connection the
@@ -39,12 +43,23 @@ final class PinnedHttpClient {
         }
     };
 
-    private final HttpTimeouts timeouts;
-    private CloseableHttpAsyncClient client;
+    private static final Map<HttpTimeouts, PinnedHttpClient> SHARED = new ConcurrentHashMap<>();
 
-    /** @param timeouts the connect timeout, and the backstop behind the connector's own waits */
-    PinnedHttpClient(HttpTimeouts timeouts) {
+    private final HttpTimeouts timeouts;
+    private final CloseableHttpAsyncClient client;
+
+    private PinnedHttpClient(HttpTimeouts timeouts) {
         this.timeouts = timeouts;
+        this.client = build();
+        client.start();
+    }
+
+    /**
+     * @param timeouts the connect timeout, and the backstop behind the connector's own waits
+     * @return the started client for them
+     */
+    static PinnedHttpClient of(HttpTimeouts timeouts) {
+        return SHARED.computeIfAbsent(timeouts, PinnedHttpClient::new);
     }
 
     /** @return the bytes a server may send ahead of a body's reader ({@link TimedBody}) */
@@ -53,11 +68,7 @@ final class PinnedHttpClient {
     }
 
     /** @return the started client */
-    synchronized CloseableHttpAsyncClient client() {
-        if (client == null) {
-            client = build();
-            client.start();
-        }
+    CloseableHttpAsyncClient client() {
         return client;
     }
 
