@@ -5,26 +5,29 @@ import java.io.InterruptedIOException;
 import java.net.ConnectException;
 import java.net.ProtocolException;
 import java.net.SocketException;
+import java.net.SocketTimeoutException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
-import java.nio.ByteBuffer;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
-import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Flow;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.apache.hc.client5.http.ConnectTimeoutException;
+import org.apache.hc.core5.http.Header;
+import org.apache.hc.core5.http.HttpException;
+import org.apache.hc.core5.http.HttpHost;
+import org.apache.hc.core5.http.HttpResponse;
+import org.apache.hc.core5.http.message.BasicHttpRequest;
+import org.apache.hc.core5.http.nio.support.BasicRequestProducer;
 import org.ingestquarantine.failure.PermanentInputException;
 import org.ingestquarantine.failure.ShutdownException;
 import org.ingestquarantine.failure.TransientException;
@@ -40,7 +43,10 @@ import org.ingestquarantine.pipeline.LogSafe;
  * ends a wait at once. Bounded in size: the body is counted while it is copied (the caller's limit).
  *
  * <p>Redirects are followed here, not by the HTTP client, and every hop is passed to the {@link UriGuard}
- * before it is requested, so a redirect cannot lead outside the source's allowed prefixes.
+ * before it is requested, so a redirect cannot lead outside the source's allowed prefixes. The guard resolves each
+ * hop's host once ({@link UriGuard#checkHttp}) and the request connects to that checked address, sending the host
+ * name as {@code Host} and TLS server name ({@link PinnedHttpClient}): no second lookup, so DNS rebinding does not
+ * reach an address the guard refused.
  *
  * <p>Answers: 404 and 410 → the document is gone ({@link NoSuchFileException}, recorded as
  * deleted_at_source); 408, 425, 429 and 5xx → transient (reason {@code http_<code>}); any other 4xx →
@@ -55,12 +61,12 @@ import org.ingestquarantine.pipeline.LogSafe;
 public final class HttpConnector implements SourceConnector {
 
     /** Stored as {@code connector_version}. */
-    public static final String VERSION = "http-2";
+    public static final String VERSION = "http-3";
 
     private static final Set<Integer> REDIRECTS = Set.of(301, 302, 303, 307, 308);
     private static final Set<Integer> HEAD_REFUSED = Set.of(403, 405, 501);
 
-    private final HttpClient client;
+    private final PinnedHttpClient client;
     private final HttpTimeouts timeouts;
     private final String scheme;
     private final FetchCancellation cancellation;
@@ -84,8 +90,7 @@ public final class HttpConnector implements SourceConnector {
         this.scheme = scheme;
         this.timeouts = timeouts;
         this.cancellation = cancellation;
-        this.client = HttpClient.newBuilder().connectTimeout(timeouts.connect())
-                .followRedirects(HttpClient.Redirect.NEVER).version(HttpClient.Version.HTTP_1_1).build();
+        this.client = PinnedHttpClient.of(timeouts);
     }
 
     @Override
@@ -101,79 +106,86 @@ public final class HttpConnector implements SourceConnector {
     @Override
     public SourceHead head(URI uri, UriGuard guard) throws IOException {
         long deadline = System.nanoTime() + timeouts.bodyDeadline().toNanos();
-        Exchange head = exchange(guard.check(uri), "HEAD", guard, deadline);
+        Exchange head = exchange(guard.checkHttp(uri), "HEAD", guard, deadline);
         head.body().close();
-        if (HEAD_REFUSED.contains(head.response().statusCode())) {
-            head = exchange(head.uri(), "GET", guard, deadline);
+        if (HEAD_REFUSED.contains(head.response().getCode())) {
+            head = exchange(head.target(), "GET", guard, deadline);
             head.body().close();
         }
-        check(head.uri(), head.response().statusCode());
-        HttpResponse<?> r = head.response();
-        long length = r.headers().firstValueAsLong("Content-Length").orElse(-1);
-        return new SourceHead(length, lastModified(r), r.headers().firstValue("ETag").orElse(null));
+        check(head.uri(), head.response().getCode());
+        HttpResponse r = head.response();
+        long length = header(r, "Content-Length").map(HttpConnector::length).orElse(-1L);
+        return new SourceHead(length, lastModified(r), header(r, "ETag").orElse(null));
     }
 
     @Override
     public FetchedDocument fetch(URI uri, Path target, long maxBytes, UriGuard guard) throws IOException {
         long deadline = System.nanoTime() + timeouts.bodyDeadline().toNanos();
-        Exchange get = exchange(guard.check(uri), "GET", guard, deadline);
+        Exchange get = exchange(guard.checkHttp(uri), "GET", guard, deadline);
         try (TimedBody body = get.body()) {
-            check(get.uri(), get.response().statusCode());
+            check(get.uri(), get.response().getCode());
             DigestingCopy copy;
             try {
                 copy = DigestingCopy.copy(body, target, maxBytes);
             } catch (IOException e) {
                 throw transportFailure(get.uri(), e, "truncated_body");
             }
-            HttpResponse<?> r = get.response();
-            String version = r.headers().firstValue("ETag").orElse(copy.sha256());
+            HttpResponse r = get.response();
+            String version = header(r, "ETag").orElse(copy.sha256());
             return new FetchedDocument(target, copy.bytes(), copy.sha256(), version, lastModified(r),
                     ContentTypes.sniff(copy.head(), copy.headLength()));
         }
     }
 
-    /** A response with its body not yet read, and the URI that answered it (after redirects). */
-    private record Exchange(URI uri, HttpResponse<?> response, TimedBody body) {
+    /** A response with its body not yet read, and the checked target that answered it (after redirects). */
+    private record Exchange(HttpTarget target, HttpResponse response, TimedBody body) {
+        URI uri() {
+            return target.uri();
+        }
     }
 
     /** Sends {@code method}, following redirects itself: each hop's target passes the guard first. */
-    private Exchange exchange(URI first, String method, UriGuard guard, long deadline) throws IOException {
-        URI uri = first;
+    private Exchange exchange(HttpTarget first, String method, UriGuard guard, long deadline) throws IOException {
+        HttpTarget target = first;
         for (int hop = 0; ; hop++) {
-            Exchange e = send(uri, method, deadline);
-            int status = e.response().statusCode();
+            Exchange e = send(target, method, deadline);
+            int status = e.response().getCode();
             if (!REDIRECTS.contains(status)) {
                 return e;
             }
             e.body().close();
-            String location = e.response().headers().firstValue("Location").orElseThrow(() -> new PermanentInputException(
+            String location = header(e.response(), "Location").orElseThrow(() -> new PermanentInputException(
                     "http_" + status, "the source answered HTTP " + status + " without a Location"));
             if (hop >= timeouts.maxRedirects()) {
                 throw new PermanentInputException("too_many_redirects", "more than http.max-redirects="
-                        + timeouts.maxRedirects() + " redirects from " + LogSafe.identity(first.toString()));
+                        + timeouts.maxRedirects() + " redirects from " + LogSafe.identity(first.uri().toString()));
             }
             URI next;
             try {
-                next = uri.resolve(location);
+                next = target.uri().resolve(location);
             } catch (IllegalArgumentException ex) {
                 throw new PermanentInputException("invalid_uri", "the source redirected to a malformed location "
                         + LogSafe.identity(location));
             }
-            uri = guard.check(next);
+            target = guard.checkHttp(next);
         }
     }
 
-    private Exchange send(URI uri, String method, long deadline) throws IOException {
+    private Exchange send(HttpTarget target, String method, long deadline) throws IOException {
+        URI uri = target.uri();
         if (cancellation.isCancelled()) {
             throw stopped(uri, null);
         }
-        TimedBody body = new TimedBody(timeouts.idle(), deadline, uri.getHost());
-        // the client's own timeout is only a backstop behind ours (headers: the wait below; body: TimedBody): at
-        // the idle timeout it raced TimedBody and cut a stalled body's connection, which read as truncated_body
-        HttpRequest request = HttpRequest.newBuilder(uri).timeout(timeouts.bodyDeadline().plus(timeouts.idle()))
-                .method(method, HttpRequest.BodyPublishers.noBody()).build();
-        CompletableFuture<HttpResponse<Flow.Publisher<List<ByteBuffer>>>> sent = client.sendAsync(request,
-                HttpResponse.BodyHandlers.ofPublisher());
+        TimedBody body = new TimedBody(timeouts.idle(), deadline, uri.getHost(), PinnedHttpClient.window());
+        StreamingResponse response = new StreamingResponse(body);
+        HttpHost host = PinnedHttpClient.host(target);
+        String path = uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath();
+        BasicHttpRequest request = new BasicHttpRequest(method, host,
+                uri.getRawQuery() == null ? path : path + "?" + uri.getRawQuery());
+        request.addHeader("Connection", "close");
+        Future<Void> sent = client.client().execute(host, new BasicRequestProducer(request, null), response, null, null,
+                response);
+        body.exchange(sent);
         try {
             body.track(cancellation.register(() -> {
                 sent.cancel(true);
@@ -186,16 +198,12 @@ public final class HttpConnector implements SourceConnector {
         }
         long wait = Math.max(0, Math.min(timeouts.connect().plus(timeouts.idle()).toNanos(), deadline - System.nanoTime()));
         try {
-            HttpResponse<Flow.Publisher<List<ByteBuffer>>> response = sent.get(wait, TimeUnit.NANOSECONDS);
-            response.body().subscribe(body);
-            return new Exchange(uri, response, body);
+            return new Exchange(target, response.head().get(wait, TimeUnit.NANOSECONDS), body);
         } catch (InterruptedException e) {
-            sent.cancel(true);
             body.close();
             Thread.currentThread().interrupt();
             throw transportFailure(uri, new InterruptedIOException("interrupted"), "interrupted");
         } catch (TimeoutException e) {
-            sent.cancel(true);
             body.close();
             throw transportFailure(uri, new HttpTimeoutException("no response within the time allowed"), "timeout");
         } catch (CancellationException e) {
@@ -218,7 +226,8 @@ public final class HttpConnector implements SourceConnector {
         }
         String reason = fallback;
         for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof HttpTimeoutException) {
+            if (t instanceof HttpTimeoutException || t instanceof SocketTimeoutException
+                    || t instanceof ConnectTimeoutException) {
                 reason = "timeout";
                 break;
             }
@@ -234,7 +243,7 @@ public final class HttpConnector implements SourceConnector {
                 reason = "connection_reset";
                 break;
             }
-            if (t instanceof ProtocolException) {
+            if (t instanceof ProtocolException || t instanceof HttpException) {
                 reason = "not_http";
                 break;
             }
@@ -261,8 +270,21 @@ public final class HttpConnector implements SourceConnector {
         throw new PermanentInputException("http_" + status, "the source answered HTTP " + status);
     }
 
-    private static Instant lastModified(HttpResponse<?> r) {
-        return r.headers().firstValue("Last-Modified").map(v -> {
+    private static Optional<String> header(HttpResponse r, String name) {
+        Header h = r.getFirstHeader(name);
+        return h == null ? Optional.empty() : Optional.ofNullable(h.getValue());
+    }
+
+    private static long length(String value) {
+        try {
+            return Long.parseLong(value.trim());
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    private static Instant lastModified(HttpResponse r) {
+        return header(r, "Last-Modified").map(v -> {
             try {
                 return ZonedDateTime.parse(v, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
             } catch (DateTimeParseException e) {

@@ -1,11 +1,8 @@
 package org.ingestquarantine.ingest;
 
 import java.io.IOException;
-import java.net.Inet4Address;
-import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.URI;
-import java.net.UnknownHostException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -18,7 +15,6 @@ import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.ingestquarantine.failure.PermanentInputException;
-import org.ingestquarantine.failure.TransientException;
 import org.ingestquarantine.pipeline.LogSafe;
 
 /**
@@ -29,10 +25,12 @@ import org.ingestquarantine.pipeline.LogSafe;
  *       REAL path (symlinks and {@code ..} resolved) lies under the real path of one of them;</li>
  *   <li>{@code sources.<name>.http-allow}: comma-separated {@code scheme://host[:port][/path]} prefixes; an
  *       {@code http(s):} URI is allowed when its scheme, host and port (default 80/443) equal a prefix's and
- *       its path starts with the prefix's path;</li>
+ *       its path, normalised as a server reads it ({@link HttpPath}), starts with the prefix's path; a path with
+ *       an encoded slash or a dot segment, encoded or not, is refused;</li>
  *   <li>{@code sources.<name>.http-allow-private}: {@code true} lets that source's allowed hosts resolve to
- *       loopback, link-local, private (RFC 1918, RFC 4193), carrier-grade NAT or unspecified addresses;
- *       default {@code false}, so an allowed name that resolves to 127.0.0.1 or 169.254.169.254 is refused;</li>
+ *       internal addresses ({@link InternalAddresses}: loopback, link-local, private, unique-local, carrier-grade
+ *       NAT, unspecified, and IPv6 forms carrying one); default {@code false}, so an allowed name that resolves to
+ *       127.0.0.1, 169.254.169.254 or ::ffff:127.0.0.1 is refused;</li>
  *   <li>{@code sources.<name>.s3-allow}: comma-separated {@code bucket} or {@code bucket/prefix} entries
  *       ({@link S3Prefix}); an {@code s3:} URI is allowed when its bucket equals an entry's and its key, decoded
  *       once and checked by {@link S3Location}, starts with the entry's prefix.</li>
@@ -40,8 +38,8 @@ import org.ingestquarantine.pipeline.LogSafe;
  * A message for a source with no such properties is refused with reason {@code unknown_source}; a URI
  * outside its source's roots with {@code uri_not_allowed}; a malformed one with {@code invalid_uri}. All are
  * {@link PermanentInputException}s thrown before anything is read. The HTTP connector asks again for every
- * redirect. Host names are resolved here and again by the HTTP client when it connects, so a name whose
- * DNS answer changes between the two (DNS rebinding) is not fully covered; name hosts you trust.
+ * redirect. A host name is resolved once per request, here ({@link UriGuard#checkHttp}), and the connector connects
+ * to the address checked, so a DNS answer that changes after the check (DNS rebinding) is not followed.
  */
 public final class SourceAccess {
 
@@ -50,9 +48,11 @@ public final class SourceAccess {
     private static final Pattern KEY = Pattern.compile(Pattern.quote(PREFIX) + "(.+)\\.(file-roots|http-allow|http-allow-private|s3-allow)");
 
     private final Map<String, Source> sources;
+    private final HostResolver resolver;
 
-    private SourceAccess(Map<String, Source> sources) {
+    private SourceAccess(Map<String, Source> sources, HostResolver resolver) {
         this.sources = Map.copyOf(sources);
+        this.resolver = resolver;
     }
 
     /**
@@ -79,7 +79,15 @@ public final class SourceAccess {
         }
         Map<String, Source> sources = new TreeMap<>();
         builders.forEach((name, b) -> sources.put(name, b.build()));
-        return new SourceAccess(sources);
+        return new SourceAccess(sources, HostResolver.SYSTEM);
+    }
+
+    /**
+     * @param hosts the lookup of every HTTP host name checked (tests answer what they like)
+     * @return the same sources, resolving with {@code hosts}
+     */
+    public SourceAccess resolvingWith(HostResolver hosts) {
+        return new SourceAccess(sources, hosts);
     }
 
     /**
@@ -132,7 +140,17 @@ public final class SourceAccess {
             throw new PermanentInputException("unknown_source", "source '" + LogSafe.identity(source)
                     + "' is not configured; configure sources.<name>.file-roots, .http-allow or .s3-allow for it");
         }
-        return uri -> s.check(source, uri);
+        return new UriGuard() {
+            @Override
+            public URI check(URI uri) throws IOException {
+                return s.check(source, uri, resolver);
+            }
+
+            @Override
+            public HttpTarget checkHttp(URI uri) throws IOException {
+                return s.checkHttp(source, uri, resolver);
+            }
+        };
     }
 
     /**
@@ -170,7 +188,12 @@ public final class SourceAccess {
             if (!scheme.equals("http") && !scheme.equals("https") || u.getHost() == null) {
                 throw new IllegalStateException(key + ": '" + value + "' is not an http(s)://host[:port] prefix");
             }
-            String path = u.getRawPath() == null ? "" : u.getRawPath();
+            String path;
+            try {
+                path = u.getRawPath() == null || u.getRawPath().isEmpty() ? "" : HttpPath.normalise(u.getRawPath());
+            } catch (IllegalArgumentException e) {
+                throw new IllegalStateException(key + ": '" + value + "' is refused: " + e.getMessage(), e);
+            }
             return new HttpPrefix(scheme, u.getHost().toLowerCase(Locale.ROOT), defaultPort(scheme, u.getPort()), path);
         }
 
@@ -185,11 +208,11 @@ public final class SourceAccess {
 
     private record Source(List<Path> fileRoots, List<HttpPrefix> httpAllow, boolean allowPrivate, List<S3Prefix> s3Allow) {
 
-        URI check(String name, URI uri) throws IOException {
+        URI check(String name, URI uri, HostResolver resolver) throws IOException {
             String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
             return switch (scheme) {
                 case "file" -> checkFile(name, uri);
-                case "http", "https" -> checkHttp(name, scheme, uri);
+                case "http", "https" -> checkHttp(name, uri, resolver).uri();
                 case "s3" -> checkS3(name, uri);
                 default -> throw notAllowed(name, uri, "its scheme has no roots");
             };
@@ -217,36 +240,38 @@ public final class SourceAccess {
             return fileRoots.stream().anyMatch(path::startsWith);
         }
 
-        private URI checkHttp(String name, String scheme, URI uri) throws IOException {
+        /** Checks an http(s) URI against the prefixes, then resolves its host once and checks every address. */
+        HttpTarget checkHttp(String name, URI uri, HostResolver resolver) {
+            String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+            if (!scheme.equals("http") && !scheme.equals("https")) {
+                throw notAllowed(name, uri, "an http(s) request may lead only to an http(s) URI");
+            }
             String host = uri.getHost();
             if (host == null || uri.getRawUserInfo() != null) {
                 throw new PermanentInputException("invalid_uri", "the uri " + LogSafe.identity(uri.toString())
                         + " has no host, or carries user information");
             }
-            host = host.toLowerCase(Locale.ROOT);
+            String h = host.toLowerCase(Locale.ROOT);
             int port = defaultPort(scheme, uri.getPort());
-            String rawPath = uri.normalize().getRawPath();
-            String path = rawPath == null || rawPath.isEmpty() ? "/" : rawPath;
-            String h = host;
+            String path;
+            try {
+                path = HttpPath.normalise(uri.getRawPath());
+            } catch (IllegalArgumentException e) {
+                throw notAllowed(name, uri, e.getMessage());
+            }
             if (httpAllow.stream().noneMatch(p -> p.admits(scheme, h, port, path))) {
                 throw notAllowed(name, uri, "it matches none of the source's http-allow prefixes");
             }
+            InetAddress[] addresses = HttpTarget.resolve(uri, resolver);
             if (!allowPrivate) {
-                InetAddress[] addresses;
-                try {
-                    addresses = InetAddress.getAllByName(host.startsWith("[") ? host.substring(1, host.length() - 1) : host);
-                } catch (UnknownHostException e) {
-                    throw new TransientException("unknown_host", "the host " + LogSafe.identity(host)
-                            + " does not resolve; retrying later", e);
-                }
                 for (InetAddress a : addresses) {
-                    if (isInternal(a)) {
+                    if (InternalAddresses.isInternal(a)) {
                         throw notAllowed(name, uri, "its host resolves to the internal address " + a.getHostAddress()
                                 + "; set sources." + name + ".http-allow-private=true to allow that");
                     }
                 }
             }
-            return uri;
+            return new HttpTarget(uri, addresses[0]);
         }
 
         private URI checkS3(String name, URI uri) {
@@ -315,25 +340,5 @@ public final class SourceAccess {
             throw new PermanentInputException("invalid_uri", "the uri " + LogSafe.identity(uri.toString())
                     + " is not a local file path (" + e.getMessage() + ")");
         }
-    }
-
-    /**
-     * @param a an address
-     * @return whether it is loopback, link-local, site-local/private, unique-local (fc00::/7), carrier-grade
-     *     NAT (100.64.0.0/10), multicast or the unspecified address: somewhere a message must not send us
-     */
-    static boolean isInternal(InetAddress a) {
-        if (a.isLoopbackAddress() || a.isLinkLocalAddress() || a.isSiteLocalAddress() || a.isAnyLocalAddress()
-                || a.isMulticastAddress()) {
-            return true;
-        }
-        byte[] b = a.getAddress();
-        if (a instanceof Inet4Address) {
-            return (b[0] & 0xff) == 100 && (b[1] & 0xc0) == 64 || (b[0] & 0xff) == 0;
-        }
-        if (a instanceof Inet6Address) {
-            return (b[0] & 0xfe) == 0xfc;
-        }
-        return false;
     }
 }

@@ -5,21 +5,21 @@ import java.io.InputStream;
 import java.net.http.HttpTimeoutException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.util.Iterator;
-import java.util.List;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.Flow;
+import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import org.apache.hc.core5.http.nio.CapacityChannel;
 
 /**
  * An HTTP response body read with time bounds: a read waits at most the idle timeout for the next bytes and
- * never past the deadline, and an interrupt ends the wait at once. Subscribe it to the response body
- * ({@code BodyHandlers.ofPublisher()}) once the headers are in; it requests one buffer list at a time, so an
- * unread body is not buffered in memory. Closing cancels the subscription, which closes the connection.
- * {@link #cancel()} (from another thread) ends a waiting read at once.
+ * never past the deadline, and an interrupt ends the wait at once. Fed by {@link StreamingResponse} on the HTTP
+ * client's I/O thread; the server may send only {@code window} bytes ahead of the reader (the client stops reading
+ * the socket until this body is drained), so an unread body is not buffered in memory. Closing cancels the exchange,
+ * which closes the connection unless the body had ended. {@link #cancel()} (from another thread) ends a waiting read
+ * at once.
  */
-final class TimedBody extends InputStream implements Flow.Subscriber<List<ByteBuffer>> {
+final class TimedBody extends InputStream {
 
     private static final Object END = new Object();
 
@@ -27,9 +27,11 @@ final class TimedBody extends InputStream implements Flow.Subscriber<List<ByteBu
     private final Duration idle;
     private final long deadlineNanos;
     private final String host;
-    private volatile Flow.Subscription subscription;
+    private final int window;
+    private volatile Future<?> exchange;
     private volatile FetchCancellation.Registration registration;
-    private Iterator<ByteBuffer> pending;
+    /** The client's capacity channel while it waits for this body to be drained; guarded by {@code this}. */
+    private CapacityChannel waiting;
     private ByteBuffer current;
     private boolean ended;
 
@@ -37,32 +39,44 @@ final class TimedBody extends InputStream implements Flow.Subscriber<List<ByteBu
      * @param idle most time to wait for the next bytes
      * @param deadlineNanos {@link System#nanoTime()} after which no read waits
      * @param host for messages
+     * @param window bytes the server may send ahead of the reader
      */
-    TimedBody(Duration idle, long deadlineNanos, String host) {
+    TimedBody(Duration idle, long deadlineNanos, String host, int window) {
         this.idle = idle;
         this.deadlineNanos = deadlineNanos;
         this.host = host;
+        this.window = window;
     }
 
-    @Override
-    public void onSubscribe(Flow.Subscription s) {
-        subscription = s;
-        s.request(1);
+    /** @param data the next bytes (I/O thread; copied, the buffer is the client's) */
+    void offer(ByteBuffer data) {
+        ByteBuffer copy = ByteBuffer.allocate(data.remaining());
+        copy.put(data).flip();
+        queue.add(copy);
     }
 
-    @Override
-    public void onNext(List<ByteBuffer> item) {
-        queue.add(item);
-    }
-
-    @Override
-    public void onError(Throwable t) {
-        queue.add(t);
-    }
-
-    @Override
-    public void onComplete() {
+    /** The body ended (I/O thread). */
+    void end() {
         queue.add(END);
+    }
+
+    /** @param failure why the body ends early (I/O thread) */
+    void fail(Throwable failure) {
+        queue.add(failure);
+    }
+
+    /**
+     * The client read {@code window} bytes more than it was granted (I/O thread): grant more at once when the reader
+     * has drained everything, else when it has.
+     */
+    void demand(CapacityChannel channel) throws IOException {
+        synchronized (this) {
+            if (!queue.isEmpty()) {
+                waiting = channel;
+                return;
+            }
+        }
+        channel.update(window);
     }
 
     @Override
@@ -77,10 +91,6 @@ final class TimedBody extends InputStream implements Flow.Subscriber<List<ByteBu
             return 0;
         }
         while (current == null || !current.hasRemaining()) {
-            if (pending != null && pending.hasNext()) {
-                current = pending.next();
-                continue;
-            }
             if (ended) {
                 return -1;
             }
@@ -91,8 +101,7 @@ final class TimedBody extends InputStream implements Flow.Subscriber<List<ByteBu
         return n;
     }
 
-    /** Waits for the next buffer list, the end, or a failure. */
-    @SuppressWarnings("unchecked")
+    /** Waits for the next bytes, the end, or a failure. */
     private void next() throws IOException {
         long now = System.nanoTime();
         long wait = Math.min(idle.toNanos(), deadlineNanos - now);
@@ -117,12 +126,27 @@ final class TimedBody extends InputStream implements Flow.Subscriber<List<ByteBu
             ended = true;
             throw t instanceof IOException io ? io : new IOException(t);
         } else {
-            pending = ((List<ByteBuffer>) item).iterator();
-            Flow.Subscription s = subscription;
-            if (s != null) {
-                s.request(1);
+            current = (ByteBuffer) item;
+            grantIfDrained();
+        }
+    }
+
+    private void grantIfDrained() throws IOException {
+        CapacityChannel grant = null;
+        synchronized (this) {
+            if (queue.isEmpty() && waiting != null) {
+                grant = waiting;
+                waiting = null;
             }
         }
+        if (grant != null) {
+            grant.update(window);
+        }
+    }
+
+    /** @param exchange the request's exchange, cancelled when this body is closed or cancelled */
+    void exchange(Future<?> exchange) {
+        this.exchange = exchange;
     }
 
     /** @param registration closed with this body, so the request is no longer cancelled when it is over */
@@ -136,11 +160,7 @@ final class TimedBody extends InputStream implements Flow.Subscriber<List<ByteBu
      */
     void cancel() {
         queue.add(new java.io.InterruptedIOException("the body from " + host + " was cancelled: this process is stopping"));
-        Flow.Subscription s = subscription;
-        subscription = null;
-        if (s != null) {
-            s.cancel();
-        }
+        cancelExchange();
     }
 
     @Override
@@ -150,10 +170,14 @@ final class TimedBody extends InputStream implements Flow.Subscriber<List<ByteBu
         if (r != null) {
             r.close();
         }
-        Flow.Subscription s = subscription;
-        subscription = null;
-        if (s != null) {
-            s.cancel();
+        cancelExchange();
+    }
+
+    /** Ends the exchange: a no-op once its body ended, else its connection is closed. */
+    private void cancelExchange() {
+        Future<?> e = exchange;
+        if (e != null) {
+            e.cancel(true);
         }
     }
 }

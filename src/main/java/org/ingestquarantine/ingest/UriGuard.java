@@ -25,4 +25,22 @@ public interface UriGuard {
      * @throws IOException when the check itself cannot look (a name that does not resolve)
      */
     URI check(URI uri) throws IOException;
+
+    /**
+     * Checks an {@code http(s)} URI (the message's or a redirect's) and resolves its host once: the connector connects
+     * to the address returned and looks the name up no more ({@link HostResolver}). This default, for guards that
+     * check no addresses ({@link #UNCHECKED}), resolves with the JVM's resolver after {@link #check}.
+     *
+     * @param uri the URI about to be requested
+     * @return the URI to request and the address to connect to
+     * @throws org.ingestquarantine.failure.PermanentInputException as {@link #check}, and {@code invalid_uri} for a
+     *     URI that is not {@code http(s)}
+     * @throws org.ingestquarantine.failure.TransientException with reason {@code unknown_host} when the host does not
+     *     resolve
+     * @throws IOException when the check itself cannot look
+     */
+    default HttpTarget checkHttp(URI uri) throws IOException {
+        URI checked = check(uri);
+        return new HttpTarget(checked, HttpTarget.resolve(checked, HostResolver.SYSTEM)[0]);
+    }
 }

@@ -16,8 +16,9 @@ import org.apache.pdfbox.pdmodel.PDPage;
  * <p>Order of checks: magic bytes ({@link NotPdfException}), load with an empty user password and a
  * temp-file stream cache ({@link EncryptedPdfException}, {@link PdfSyntaxException}), real page count
  * against {@code maxPages}, stream sizes and image sizes ({@link ParseLimitException}), then text page by
- * page ({@link PdfSyntaxException} if every page with content threw and no text was found,
- * {@link NoTextLayerException} if no page has non-whitespace text). It bounds neither heap nor time:
+ * page ({@link PdfSyntaxException} if every page with content threw and no text was found, or if no text was
+ * found and PDFBox reported problems in its log ({@link PdfBoxProblems}); {@link NoTextLayerException} if no page
+ * has non-whitespace text and PDFBox read the file without complaint). It bounds neither heap nor time:
  * an {@link OutOfMemoryError} propagates. Only {@code maxPages}, {@code maxStreamBytes},
  * {@code maxImagePixels} and {@code scratchMemoryBytes} of the limits apply here.
  *
@@ -59,15 +60,17 @@ public final class InProcessPdfParser implements DocumentParser {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + pdf, e);
         }
-        PDDocument document = PdfOpener.open(pdf, limits.scratchMemoryBytes());
-        try {
-            return read(document);
-        } finally {
-            IOUtils.closeQuietly(document);
+        try (PdfBoxProblems problems = PdfBoxProblems.watch()) {
+            PDDocument document = PdfOpener.open(pdf, limits.scratchMemoryBytes());
+            try {
+                return read(document, problems);
+            } finally {
+                IOUtils.closeQuietly(document);
+            }
         }
     }
 
-    private ParsedDocument read(PDDocument document) throws ParseException {
+    private ParsedDocument read(PDDocument document, PdfBoxProblems problems) throws ParseException {
         PageTextStripper.Result text;
         List<PDPage> pages;
         try {
@@ -85,6 +88,12 @@ public final class InProcessPdfParser implements DocumentParser {
         if (!text.pagesLost().isEmpty()) {
             throw new PdfSyntaxException("text extraction failed on " + text.pagesLost().size() + " of "
                     + pages.size() + " pages and the others have no text", text.firstFailure());
+        }
+        if (problems.count() > 0) {
+            // a damaged file PDFBox recovered from silently (a page-tree loop skipped, an inline image cut short),
+            // not a scan that needs OCR
+            throw new PdfSyntaxException("PDFBox reported " + problems.count() + " problem(s) while reading the document"
+                    + " and found no text in it", null);
         }
         throw NoTextLayerException.of(pages.size());
     }

@@ -10,7 +10,7 @@ import org.apache.pdfbox.util.Version;
 public final class ParserVersion {
 
     /** Our revision of the parse package; bump it when a change can alter any document's outcome. */
-    public static final int REVISION = 1;
+    public static final int REVISION = 2;
 
     /** The version string of the parser in this build. */
     public static final String CURRENT = "pdfbox-" + pdfboxVersion() + "+iq-parse-" + REVISION;

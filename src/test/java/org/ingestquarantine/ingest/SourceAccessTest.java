@@ -138,13 +138,51 @@ class SourceAccessTest {
     }
 
     @Test
-    void shouldKnowInternalAddresses() throws Exception {
-        for (String a : new String[] {"127.0.0.1", "10.1.2.3", "172.16.0.1", "192.168.1.1", "169.254.169.254", "100.64.0.1",
-                "0.0.0.0", "::1", "fe80::1", "fd00::1", "::ffff:127.0.0.1"}) {
-            assertThat(SourceAccess.isInternal(java.net.InetAddress.getByName(a))).as(a).isTrue();
+    void shouldRefuseEncodedTraversalOutOfAPrefix() throws Exception {
+        for (String path : new String[] {"/public/%2e%2e/admin", "/public/%2E%2E/admin", "/public/..%2fadmin",
+                "/public/%2E%2E%2Fadmin", "/public/.%2e/admin", "/public/..%5cadmin", "/public/..;/admin"}) {
+            assertThatThrownBy(() -> access.check("lab", URI.create("http://127.0.0.1:8080" + path))).as(path)
+                    .satisfies(e -> assertThat(reason(e)).isEqualTo("uri_not_allowed"));
         }
-        for (String a : new String[] {"93.184.216.34", "2606:2800:220:1::1", "100.128.0.1"}) {
-            assertThat(SourceAccess.isInternal(java.net.InetAddress.getByName(a))).as(a).isFalse();
+        // decoded as a server decodes it: %70 is 'p'
+        assertThat(access.check("lab", URI.create("http://127.0.0.1:8080/%70ublic/a.pdf"))).isNotNull();
+    }
+
+    @Test
+    void shouldRefuseAPrefixThatHoldsADotSegmentAtStartUp() {
+        Properties p = new Properties();
+        p.setProperty("sources.x.http-allow", "http://example.com/docs/%2e%2e/");
+        assertThatThrownBy(() -> SourceAccess.fromProperties(p)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("sources.x.http-allow").hasMessageContaining("dot segment");
+    }
+
+    @Test
+    void shouldResolveOnceAndReturnTheCheckedAddress() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger lookups = new java.util.concurrent.atomic.AtomicInteger();
+        Properties p = new Properties();
+        p.setProperty("sources.web.http-allow", "https://docs.example.com/");
+        SourceAccess web = SourceAccess.fromProperties(p).resolvingWith(host -> {
+            lookups.incrementAndGet();
+            return new java.net.InetAddress[] {java.net.InetAddress.getByName("93.184.216.34")};
+        });
+        HttpTarget target = web.guard("web").checkHttp(URI.create("https://docs.example.com/a.pdf"));
+        assertThat(target.address().getHostAddress()).isEqualTo("93.184.216.34");
+        assertThat(target.uri()).isEqualTo(URI.create("https://docs.example.com/a.pdf"));
+        assertThat(lookups).hasValue(1);
+    }
+
+    @Test
+    void shouldRefuseANameResolvingToAnInternalAddressCarriedInIpv6() throws Exception {
+        Properties p = new Properties();
+        p.setProperty("sources.web.http-allow", "https://docs.example.com/");
+        for (String answer : new String[] {"::ffff:169.254.169.254", "::127.0.0.1", "64:ff9b::7f00:1", "2002:a9fe:a9fe::1",
+                "2001:0:5db8:d822:0:0:80ff:fffe"}) {
+            java.net.InetAddress address = java.net.InetAddress.getByName(answer);
+            UriGuard guard = SourceAccess.fromProperties(p).resolvingWith(host -> new java.net.InetAddress[] {address})
+                    .guard("web");
+            assertThatThrownBy(() -> guard.checkHttp(URI.create("https://docs.example.com/a.pdf"))).as(answer)
+                    .satisfies(e -> assertThat(reason(e)).isEqualTo("uri_not_allowed"))
+                    .hasMessageContaining("internal address");
         }
     }
 

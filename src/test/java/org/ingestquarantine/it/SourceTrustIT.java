@@ -22,6 +22,7 @@ import org.ingestquarantine.failure.ErrorClass;
 import org.ingestquarantine.pipeline.IngestMessage;
 import org.ingestquarantine.quarantine.QuarantineRecord;
 import org.ingestquarantine.testsupport.Corpus;
+import org.ingestquarantine.testsupport.FolderHttpServer;
 import org.ingestquarantine.testsupport.TestPipeline;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -48,6 +49,7 @@ class SourceTrustIT {
     private Path outside;
     private HttpServer allowed;
     private HttpServer refused;
+    private FolderHttpServer folder;
     private final AtomicInteger refusedRequests = new AtomicInteger();
 
     @BeforeEach
@@ -59,6 +61,10 @@ class SourceTrustIT {
         Files.copy(Corpus.file("c0018.pdf"), betaRoot.resolve("doc.pdf"));
         Files.copy(Corpus.file("c0048.pdf"), outside.resolve("secret.pdf"));
         Files.createSymbolicLink(alphaRoot.resolve("link.pdf"), outside.resolve("secret.pdf"));
+        // served over HTTP: alpha may read /docs/public/, the secret lies beside it
+        Path site = Files.createDirectories(files.resolve("site/public")).getParent();
+        Files.copy(Corpus.file("c0048.pdf"), site.resolve("secret.pdf"));
+        folder = FolderHttpServer.serve(site);
 
         refused = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         refused.createContext("/", ex -> {
@@ -73,6 +79,11 @@ class SourceTrustIT {
             ex.sendResponseHeaders(302, -1);
             ex.close();
         });
+        allowed.createContext("/encoded/", ex -> {
+            ex.getResponseHeaders().add("Location", folder.base() + "public/%2e%2e/secret.pdf");
+            ex.sendResponseHeaders(302, -1);
+            ex.close();
+        });
         allowed.start();
     }
 
@@ -80,13 +91,14 @@ class SourceTrustIT {
     void stopServers() {
         allowed.stop(0);
         refused.stop(0);
+        folder.close();
     }
 
     @Test
     void shouldQuarantineEveryUriOutsideItsSourceUnreadAndLeaveTheOtherSourceUntouched() throws Exception {
         Map<String, String> props = new HashMap<>();
         props.put("sources.alpha.file-roots", alphaRoot.toString());
-        props.put("sources.alpha.http-allow", "http://127.0.0.1:" + allowed.getAddress().getPort());
+        props.put("sources.alpha.http-allow", "http://127.0.0.1:" + allowed.getAddress().getPort() + ", " + folder.base() + "public/");
         props.put("sources.alpha.http-allow-private", "true");
         props.put("sources.beta.file-roots", betaRoot.toString());
         try (TestPipeline pipeline = TestPipeline.start(data, props)) {
@@ -94,7 +106,7 @@ class SourceTrustIT {
             assertThat(pipeline.awaitOutcome(beta, WAIT)).isEqualTo("indexed");
             String betaBefore = documentRow(pipeline.dataSource(), "beta", "doc.pdf");
 
-            Map<String, IngestMessage> hostile = Map.of(
+            Map<String, IngestMessage> hostile = new HashMap<>(Map.of(
                     "passwd", message("alpha", "passwd", URI.create("file:///etc/passwd")),
                     "dotdot", message("alpha", "dotdot", URI.create(alphaRoot.toUri() + "../outside/secret.pdf")),
                     "symlink", message("alpha", "symlink", alphaRoot.resolve("link.pdf").toUri()),
@@ -102,7 +114,13 @@ class SourceTrustIT {
                     // beta's own doc_id, with bytes from alpha's root: must not replace beta's document
                     "doc.pdf", message("beta", "doc.pdf", alphaRoot.resolve("alpha.pdf").toUri()),
                     "port", message("alpha", "port", URI.create("http://127.0.0.1:" + refused.getAddress().getPort() + "/x.pdf")),
-                    "redirect", message("alpha", "redirect", URI.create("http://127.0.0.1:" + allowed.getAddress().getPort() + "/r.pdf")));
+                    "redirect", message("alpha", "redirect", URI.create("http://127.0.0.1:" + allowed.getAddress().getPort() + "/r.pdf"))));
+            // encoded "../" past the prefix, which the server decodes: directly and by redirect
+            for (String[] t : new String[][] {{"encoded-dots", "%2e%2e/"}, {"encoded-slash", "..%2f"}, {"encoded-upper", "%2E%2E%2F"}}) {
+                hostile.put(t[0], message("alpha", t[0], URI.create(folder.base() + "public/" + t[1] + "secret.pdf")));
+            }
+            hostile.put("encoded-redirect", message("alpha", "encoded-redirect",
+                    URI.create("http://127.0.0.1:" + allowed.getAddress().getPort() + "/encoded/r.pdf")));
             Map<String, String> keys = new HashMap<>();
             hostile.forEach((docId, m) -> keys.put(docId, pipeline.publish(m)));
             String unknown = pipeline.publish(message("nobody", "any.pdf", alphaRoot.resolve("alpha.pdf").toUri()));
@@ -117,7 +135,7 @@ class SourceTrustIT {
                 // a refused URI is not kept as one to fetch; the redirect's message URI was admitted (its
                 // redirect was refused), so its record keeps that one, checked again by any later fetch
                 assertThat(r.sourceUri()).as("source_uri of %s", e.getKey())
-                        .isEqualTo("redirect".equals(e.getKey()) ? hostile.get("redirect").uri().toString() : null);
+                        .isEqualTo(e.getKey().endsWith("redirect") ? hostile.get(e.getKey()).uri().toString() : null);
             }
             assertThat(pipeline.awaitOutcome(unknown, WAIT)).isEqualTo("quarantined");
             QuarantineRecord r = pipeline.assertQuarantinedOnce(unknown, "nobody", "any.pdf", ErrorClass.PERMANENT_INPUT,
@@ -126,6 +144,7 @@ class SourceTrustIT {
             assertThat(r.sourceUri()).isNull();
 
             assertThat(refusedRequests).as("requests that reached the refused server").hasValue(0);
+            assertThat(folder.requests()).as("requests that reached the server beside the prefix").isZero();
             assertThat(documentRow(pipeline.dataSource(), "beta", "doc.pdf")).as("beta's document").isEqualTo(betaBefore);
             assertThat(documentCount(pipeline.dataSource())).as("only beta's document is indexed").isEqualTo(1);
             assertThat(workFiles()).as("work files left").isEmpty();

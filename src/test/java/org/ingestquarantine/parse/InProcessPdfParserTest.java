@@ -43,6 +43,22 @@ class InProcessPdfParserTest {
     }
 
     @Test
+    void shouldCallNoTextAfterAProblemPdfboxOnlyLoggedAParseErrorNotAScan() throws Exception {
+        // deep-pages.pdf: a page-tree loop skipped with an error in PDFBox's log; large-inline-image.pdf: an inline
+        // image cut short with a warning. Neither threw, neither yielded text: damaged, not in need of OCR
+        for (String name : new String[] {"c0097.pdf", "c0116.pdf"}) {
+            PdfSyntaxException e = catchThrowableOfType(PdfSyntaxException.class,
+                    () -> parser.parse(org.ingestquarantine.testsupport.Corpus.file(name)));
+            assertThat(e).as(name).isNotNull();
+            assertThat(e.reasonCode()).isEqualTo("parse_error");
+            assertThat(e.getMessage()).contains("PDFBox reported").doesNotContain("OCR");
+        }
+        // an image-only scan PDFBox reads without complaint still needs OCR
+        assertThat(catchThrowableOfType(NoTextLayerException.class,
+                () -> parser.parse(org.ingestquarantine.testsupport.Corpus.file("c0008.pdf")))).isNotNull();
+    }
+
+    @Test
     void shouldEnforceThePageLimitOnRealPages() throws Exception {
         Path file = folder.resolve("four.pdf");
         HostilePdfs.manyPages(file, 4);

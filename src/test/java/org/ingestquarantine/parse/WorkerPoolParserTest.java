@@ -77,6 +77,20 @@ class WorkerPoolParserTest {
         }
 
         @Test
+        void shouldTellASilentlyDamagedFileFromAScanWithLoggingOffInTheWorker() {
+            for (String name : List.of("c0097.pdf", "c0116.pdf", "c0008.pdf")) {
+                Path pdf = org.ingestquarantine.testsupport.Corpus.file(name);
+                ParseException local = catchThrowableOfType(ParseException.class, () -> new InProcessPdfParser().parse(pdf));
+                ParseException remote = catchThrowableOfType(ParseException.class, () -> pool.parse(pdf));
+                assertThat(remote).as(name).isExactlyInstanceOf(local.getClass());
+                assertThat(remote.getMessage()).as(name).isEqualTo(local.getMessage());
+            }
+            assertThat(catchThrowableOfType(ParseException.class,
+                    () -> pool.parse(org.ingestquarantine.testsupport.Corpus.file("c0097.pdf"))))
+                    .isExactlyInstanceOf(PdfSyntaxException.class);
+        }
+
+        @Test
         void shouldCarryTheLimitOfALimitFailure() {
             ParseLimitException e = catchThrowableOfType(ParseLimitException.class,
                     () -> pool.parse(folder.resolve("13-hostile-image-100000x100000.pdf")));

@@ -52,6 +52,11 @@ public final class FolderHttpServer implements AutoCloseable {
         return n == null ? 0 : n.get();
     }
 
+    /** @return HEAD and GET requests so far under {@code /docs/}, whatever they named */
+    public int requests() {
+        return requests.values().stream().mapToInt(AtomicInteger::get).sum();
+    }
+
     private void serve(HttpExchange exchange) throws IOException {
         try (exchange) {
             String name = exchange.getRequestURI().getPath().substring("/docs/".length());
