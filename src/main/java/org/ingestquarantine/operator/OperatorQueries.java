@@ -37,6 +37,14 @@ final class OperatorQueries {
     }
 
     StatsReport stats(String source) {
+        return stats(source, java.util.function.UnaryOperator.identity());
+    }
+
+    /**
+     * @param source only this source, or null
+     * @param rowOf the row a source's figures are shown in: itself, or a shared one (its figures summed there)
+     */
+    StatsReport stats(String source, java.util.function.UnaryOperator<String> rowOf) {
         String sql = "SELECT source, disposition, sum(attempts) AS records, sum(documents) AS documents,"
                 + " min(first_seen_min) AS oldest, max(first_seen_max) AS newest FROM quarantine_summary"
                 + (source == null ? "" : " WHERE source = ?") + " GROUP BY source, disposition ORDER BY source";
@@ -45,7 +53,7 @@ final class OperatorQueries {
             if (source != null) {
                 s.setString(1, source);
             }
-        }, rs -> bySource.computeIfAbsent(rs.getString("source"), k -> new ArrayList<>()).add(new Object[] {
+        }, rs -> bySource.computeIfAbsent(rowOf.apply(rs.getString("source")), k -> new ArrayList<>()).add(new Object[] {
                 rs.getString("disposition"), rs.getLong("records"), rs.getLong("documents"),
                 SqlTime.get(rs, "oldest"), SqlTime.get(rs, "newest")}));
         List<SourceQuarantineStats> rows = new ArrayList<>();
@@ -55,6 +63,13 @@ final class OperatorQueries {
             all.addAll(parts);
         });
         return new StatsReport(rows, combine("*", all));
+    }
+
+    /** @return the sources with a known total ({@code source_totals}: listed, stated or counted by an ingest) */
+    java.util.Set<String> sourcesWithTotals() {
+        java.util.Set<String> names = new java.util.HashSet<>();
+        read("the sources with totals", "SELECT source FROM source_totals", s -> { }, rs -> names.add(rs.getString(1)));
+        return names;
     }
 
     /**

@@ -36,6 +36,8 @@ public final class OperatorService {
     private final PayloadStore payloads;
     private final Clock clock;
     private final java.util.SortedSet<String> configuredSources;
+    private final boolean boundedCoverage;
+    private final org.ingestquarantine.ingest.SourceRoots roots;
 
     /** Most source names an unknown-source refusal lists. */
     public static final int KNOWN_SOURCES_SHOWN = 10;
@@ -50,7 +52,7 @@ public final class OperatorService {
      */
     public OperatorService(DataSource dataSource, QuarantineStore store, PayloadStore payloads,
                            Clock clock) {
-        this(dataSource, store, payloads, clock, java.util.Set.of());
+        this(dataSource, store, payloads, clock, java.util.Set.of(), false);
     }
 
     /**
@@ -59,10 +61,17 @@ public final class OperatorService {
      * @param payloads where payloads and stack traces live
      * @param clock the time "now" for ages and cut-offs
      * @param configuredSources the source names the configuration names ({@code sources.<name>.*}): valid
-     *     filters even before any row names them
+     *     filters even before any row names them, and the sources {@link #coverage} gives rows of their own
      */
     public OperatorService(DataSource dataSource, QuarantineStore store, PayloadStore payloads,
                            Clock clock, java.util.Collection<String> configuredSources) {
+        this(dataSource, store, payloads, clock, configuredSources, true);
+    }
+
+    private OperatorService(DataSource dataSource, QuarantineStore store, PayloadStore payloads,
+                            Clock clock, java.util.Collection<String> configuredSources, boolean boundedCoverage) {
+        this.boundedCoverage = boundedCoverage;
+        this.roots = new org.ingestquarantine.ingest.SourceRoots(dataSource, clock);
         this.queries = new OperatorQueries(dataSource);
         this.store = Objects.requireNonNull(store, "store");
         this.payloads = Objects.requireNonNull(payloads, "payloads");
@@ -74,12 +83,20 @@ public final class OperatorService {
     /**
      * @param source only this source, or null for every source
      * @return records (attempts) and documents per source with their dispositions, and the total; zeros for a
-     *     configured source with no records yet
+     *     configured source with no records yet; for every source, given the configured sources, the figures of
+     *     sources no operator named (not configured, no total, no recorded root) in one
+     *     {@value org.ingestquarantine.pipeline.RecordKey#OTHER_SOURCES} row
      * @throws BadOperatorInputException if the source is neither configured nor in the data
      */
     public StatsReport stats(String source) {
         requireKnownSource(source);
-        return queries.stats(source);
+        if (!boundedCoverage || source != null) {
+            return queries.stats(source);
+        }
+        java.util.Set<String> named = namedSources();
+        named.addAll(queries.sourcesWithTotals());
+        return queries.stats(null, name -> CoverageRows.ownRow(name, named) ? name
+                : org.ingestquarantine.pipeline.RecordKey.OTHER_SOURCES);
     }
 
     /**
@@ -134,10 +151,24 @@ public final class OperatorService {
     }
 
     /**
-     * @return coverage per source: every source with a known total, indexed documents or records, sorted
+     * @return coverage per source: every source with a known total, indexed documents or records, sorted; given
+     *     the configured sources, the rows of sources no operator named (not configured, no total, no root an
+     *     ingest recorded) are one {@value org.ingestquarantine.pipeline.RecordKey#OTHER_SOURCES} row, last
+     *     ({@link CoverageRows})
      */
     public List<CoverageRow> coverage() {
-        return queries.coverage(clock.instant());
+        List<CoverageRow> rows = queries.coverage(clock.instant());
+        if (!boundedCoverage) {
+            return rows;
+        }
+        return CoverageRows.bounded(rows, namedSources());
+    }
+
+    /** @return the sources an operator named: configured, or with a root an ingest recorded */
+    private java.util.Set<String> namedSources() {
+        java.util.Set<String> named = new java.util.HashSet<>(configuredSources);
+        named.addAll(roots.all().keySet());
+        return named;
     }
 
     /**
