@@ -283,7 +283,7 @@ public final class AppConfiguration implements CamelConfiguration {
         registry.bind("quarantineRecorder", new QuarantineRecorder(store, versions, metrics));
         if (Boolean.parseBoolean(settings.string(SERVE_OPERATOR_API, "false"))) {
             OperatorService service = new OperatorService(database.dataSource(), store, payloads, clock,
-                    sourceAccess.sourceNames());
+                    sourceAccess.sourceNames()).boundedTo((int) settings.requiredNumber("operator.unnamed-source-rows"));
             startOperatorApi(settings, registry, started, new OperatorApi.Backend(service,
                     new Dispositions(database.dataSource(), store, payloads, clock),
                     new OperatorRegisters(database.dataSource()), new SourceCounts(service, listing, totals)));

@@ -78,7 +78,8 @@ public final class OperatorRuntime implements AutoCloseable {
         this.payloads = stores;
         Clock clock = Clock.systemUTC();
         this.store = new QuarantineStore(database.dataSource(), payloads, this::ownerOf, clock);
-        this.service = new OperatorService(database.dataSource(), store, payloads, clock, configuredSources);
+        this.service = new OperatorService(database.dataSource(), store, payloads, clock, configuredSources)
+                .boundedTo((int) settings.requiredNumber("operator.unnamed-source-rows"));
     }
 
     /**

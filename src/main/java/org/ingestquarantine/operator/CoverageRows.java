@@ -4,16 +4,13 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import org.ingestquarantine.metrics.CoverageRatio;
 import org.ingestquarantine.pipeline.RecordKey;
 
 /**
- * Bounds the coverage rows by configuration: a source has a row of its own when an operator named it (configured,
- * a total stated, listed or counted, a root recorded by {@code ingest}) or it is
- * {@value RecordKey#INVALID_MESSAGES_SOURCE}; the rows of every other source the data names (an older version
- * recorded some under names producers chose; {@code sources purge-unconfigured} re-keys them) are summed into one
- * {@value RecordKey#OTHER_SOURCES} row, so a page or an API answer has at most that many rows plus two.
+ * Sums the coverage rows of the sources that share one row ({@link SourceRows}) into one
+ * {@value RecordKey#OTHER_SOURCES} row, last; their totals are unknown (a source with a total is named), so its
+ * coverage is too.
  */
 final class CoverageRows {
 
@@ -22,15 +19,15 @@ final class CoverageRows {
 
     /**
      * @param rows coverage per source, sorted by source
-     * @param named the sources an operator named: configured, or with a recorded root
-     * @return the rows of named sources (and of any source with a known total), then one
-     *     {@value RecordKey#OTHER_SOURCES} row summing the others, if any
+     * @param rowOf source → the name of its row ({@link SourceRows#over})
+     * @return the rows of sources with rows of their own, then one {@value RecordKey#OTHER_SOURCES} row summing
+     *     the others, if any
      */
-    static List<CoverageRow> bounded(List<CoverageRow> rows, Set<String> named) {
+    static List<CoverageRow> bounded(List<CoverageRow> rows, java.util.function.UnaryOperator<String> rowOf) {
         List<CoverageRow> kept = new ArrayList<>();
         CoverageRow other = null;
         for (CoverageRow r : rows) {
-            if (r.totalBy() != null || ownRow(r.source(), named)) {
+            if (!RecordKey.OTHER_SOURCES.equals(rowOf.apply(r.source()))) {
                 kept.add(r);
             } else {
                 other = other == null ? rename(r) : plus(other, r);
@@ -40,15 +37,6 @@ final class CoverageRows {
             kept.add(other);
         }
         return List.copyOf(kept);
-    }
-
-    /**
-     * @param source a source the data names
-     * @param named the sources an operator named
-     * @return whether it has a row of its own: named, or {@value RecordKey#INVALID_MESSAGES_SOURCE}
-     */
-    static boolean ownRow(String source, Set<String> named) {
-        return named.contains(source) || RecordKey.INVALID_MESSAGES_SOURCE.equals(source);
     }
 
     private static CoverageRow rename(CoverageRow r) {

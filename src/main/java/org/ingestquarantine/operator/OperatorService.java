@@ -36,7 +36,8 @@ public final class OperatorService {
     private final PayloadStore payloads;
     private final Clock clock;
     private final java.util.SortedSet<String> configuredSources;
-    private final boolean boundedCoverage;
+    /** Rows the sources no operator named may have in coverage and stats; null: every source has its own. */
+    private final Integer unnamedSourceRows;
     private final org.ingestquarantine.ingest.SourceRoots roots;
 
     /** Most source names an unknown-source refusal lists. */
@@ -52,7 +53,7 @@ public final class OperatorService {
      */
     public OperatorService(DataSource dataSource, QuarantineStore store, PayloadStore payloads,
                            Clock clock) {
-        this(dataSource, store, payloads, clock, java.util.Set.of(), false);
+        this(dataSource, store, payloads, clock, java.util.Set.of());
     }
 
     /**
@@ -61,16 +62,11 @@ public final class OperatorService {
      * @param payloads where payloads and stack traces live
      * @param clock the time "now" for ages and cut-offs
      * @param configuredSources the source names the configuration names ({@code sources.<name>.*}): valid
-     *     filters even before any row names them, and the sources {@link #coverage} gives rows of their own
+     *     filters even before any row names them, and sources {@link #boundedTo} gives rows of their own
      */
     public OperatorService(DataSource dataSource, QuarantineStore store, PayloadStore payloads,
                            Clock clock, java.util.Collection<String> configuredSources) {
-        this(dataSource, store, payloads, clock, configuredSources, true);
-    }
-
-    private OperatorService(DataSource dataSource, QuarantineStore store, PayloadStore payloads,
-                            Clock clock, java.util.Collection<String> configuredSources, boolean boundedCoverage) {
-        this.boundedCoverage = boundedCoverage;
+        this.unnamedSourceRows = null;
         this.roots = new org.ingestquarantine.ingest.SourceRoots(dataSource, clock);
         this.queries = new OperatorQueries(dataSource);
         this.store = Objects.requireNonNull(store, "store");
@@ -80,23 +76,43 @@ public final class OperatorService {
                 new java.util.TreeSet<>(Objects.requireNonNull(configuredSources, "configuredSources")));
     }
 
+    private OperatorService(OperatorService base, int unnamedSourceRows) {
+        this.queries = base.queries;
+        this.store = base.store;
+        this.payloads = base.payloads;
+        this.clock = base.clock;
+        this.configuredSources = base.configuredSources;
+        this.roots = base.roots;
+        this.unnamedSourceRows = unnamedSourceRows;
+    }
+
+    /**
+     * @param rows rows of their own the sources no operator named (not configured, no total, no root an ingest
+     *     recorded) may have in {@link #coverage} and {@link #stats}, 0 or more (property
+     *     {@code operator.unnamed-source-rows}); the others share one
+     *     {@value org.ingestquarantine.pipeline.RecordKey#OTHER_SOURCES} row. Without it, every source has its own.
+     * @return this service with answers so bounded
+     * @throws IllegalArgumentException if {@code rows} is negative
+     */
+    public OperatorService boundedTo(int rows) {
+        if (rows < 0) {
+            throw new IllegalArgumentException("operator.unnamed-source-rows must be 0 or more, was " + rows);
+        }
+        return new OperatorService(this, rows);
+    }
+
     /**
      * @param source only this source, or null for every source
      * @return records (attempts) and documents per source with their dispositions, and the total; zeros for a
-     *     configured source with no records yet; for every source, given the configured sources, the figures of
-     *     sources no operator named (not configured, no total, no recorded root) in one
-     *     {@value org.ingestquarantine.pipeline.RecordKey#OTHER_SOURCES} row
+     *     configured source with no records yet; for every source, {@link #boundedTo bounded}
      * @throws BadOperatorInputException if the source is neither configured nor in the data
      */
     public StatsReport stats(String source) {
         requireKnownSource(source);
-        if (!boundedCoverage || source != null) {
+        if (unnamedSourceRows == null || source != null) {
             return queries.stats(source);
         }
-        java.util.Set<String> named = namedSources();
-        named.addAll(queries.sourcesWithTotals());
-        return queries.stats(null, name -> CoverageRows.ownRow(name, named) ? name
-                : org.ingestquarantine.pipeline.RecordKey.OTHER_SOURCES);
+        return queries.stats(null, sourceRows()::over);
     }
 
     /**
@@ -151,24 +167,25 @@ public final class OperatorService {
     }
 
     /**
-     * @return coverage per source: every source with a known total, indexed documents or records, sorted; given
-     *     the configured sources, the rows of sources no operator named (not configured, no total, no root an
-     *     ingest recorded) are one {@value org.ingestquarantine.pipeline.RecordKey#OTHER_SOURCES} row, last
-     *     ({@link CoverageRows})
+     * @return coverage per source: every source with a known total, indexed documents or records, sorted,
+     *     {@link #boundedTo bounded} (the shared row last)
      */
     public List<CoverageRow> coverage() {
         List<CoverageRow> rows = queries.coverage(clock.instant());
-        if (!boundedCoverage) {
+        if (unnamedSourceRows == null) {
             return rows;
         }
-        return CoverageRows.bounded(rows, namedSources());
+        java.util.SortedSet<String> present = new java.util.TreeSet<>();
+        rows.forEach(r -> present.add(r.source()));
+        return CoverageRows.bounded(rows, sourceRows().over(present));
     }
 
-    /** @return the sources an operator named: configured, or with a root an ingest recorded */
-    private java.util.Set<String> namedSources() {
+    /** @return the rows of the sources an operator named (configured, a total, a recorded root), and the cap */
+    private SourceRows sourceRows() {
         java.util.Set<String> named = new java.util.HashSet<>(configuredSources);
         named.addAll(roots.all().keySet());
-        return named;
+        named.addAll(queries.sourcesWithTotals());
+        return new SourceRows(named, unnamedSourceRows);
     }
 
     /**
