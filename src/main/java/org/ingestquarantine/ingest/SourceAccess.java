@@ -213,6 +213,17 @@ public final class SourceAccess {
                     throw e;
                 }
                 throw notAllowed(name, uri, "it is outside the source's file-roots");
+            } catch (java.nio.file.AccessDeniedException e) {
+                throw e;
+            } catch (java.nio.file.FileSystemException e) {
+                // a path no file can have (a name over the file system's bound, a file used as a folder, a loop of
+                // links): refused as the URI's, named by the file system's reason, only inside the roots
+                if (under(path.normalize())) {
+                    throw new PermanentInputException("invalid_uri", "the uri " + LogSafe.identity(uri.toString())
+                            + " names a path the file system refuses (" + e.getReason() + ", for a path of "
+                            + path.toString().length() + " characters)");
+                }
+                throw notAllowed(name, uri, "it is outside the source's file-roots");
             }
             if (!under(real)) {
                 throw notAllowed(name, uri, "its real path is outside the source's file-roots");
