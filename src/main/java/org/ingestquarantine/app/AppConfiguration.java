@@ -72,6 +72,7 @@ import org.ingestquarantine.operator.SourceCounts;
 import org.ingestquarantine.ingest.WindowChunker;
 import org.ingestquarantine.metrics.PipelineMetrics;
 import org.ingestquarantine.metrics.ScrapeEndpoint;
+import org.ingestquarantine.metrics.SourceTags;
 import org.ingestquarantine.metrics.StoreGauges;
 import org.ingestquarantine.operator.Dispositions;
 import org.ingestquarantine.operator.OperatorRegisters;
@@ -191,8 +192,11 @@ public final class AppConfiguration implements CamelConfiguration {
 
         ClassifyFailure classification = new ClassifyFailure(ErrorTaxonomy.standard());
         RedeliveryPolicies policies = RedeliveryPolicies.fromProperties(settings::find);
+        SourceAccess sourceAccess = sourceAccess(context);
+        // metric tags name only the configured sources (and _invalid_messages), whatever the messages or rows say
+        SourceTags sourceTags = SourceTags.of(sourceAccess.sourceNames());
         PipelineMetrics metrics = new PipelineMetrics(timeline.time("metrics",
-                () -> startMetrics(settings, registry, started, database, clock)));
+                () -> startMetrics(settings, registry, started, database, clock, sourceTags)), sourceTags);
         AttemptJournal journal = new AttemptJournal(database.dataSource(), clock,
                 AttemptLease.forThisProcess(settings.requiredMillis("delivery.lease-ms")));
         Duration heartbeat = settings.requiredMillis("delivery.heartbeat-interval-ms");
@@ -228,7 +232,6 @@ public final class AppConfiguration implements CamelConfiguration {
         registry.bind("documentParser", parser);
 
         DocumentIndex index = new DocumentIndex(database.dataSource(), embedder.dimensions());
-        SourceAccess sourceAccess = sourceAccess(context);
         Preflight preflight = new Preflight(connectors, sourceAccess, maxBytes);
         // a message's source counts as its own only when this process is configured for it, as at preflight
         MessageReader reader = new MessageReader(sourceAccess::isConfigured);
@@ -279,7 +282,7 @@ public final class AppConfiguration implements CamelConfiguration {
         registry.bind("quarantineRecorder", new QuarantineRecorder(store, versions, metrics));
         if (Boolean.parseBoolean(settings.string(SERVE_OPERATOR_API, "false"))) {
             OperatorService service = new OperatorService(database.dataSource(), store, payloads, clock,
-                    sourceAccess.sourceNames());
+                    sourceAccess.sourceNames()).boundedTo((int) settings.requiredNumber("operator.unnamed-source-rows"));
             startOperatorApi(settings, registry, started, new OperatorApi.Backend(service,
                     new Dispositions(database.dataSource(), store, payloads, clock),
                     new OperatorRegisters(database.dataSource()), new SourceCounts(service, listing, totals)));
@@ -442,7 +445,8 @@ public final class AppConfiguration implements CamelConfiguration {
      * is bound as {@value #SCRAPE_URL}.
      */
     private static PrometheusMeterRegistry startMetrics(Settings settings, Registry registry,
-                                                        Deque<AutoCloseable> started, Database database, Clock clock)
+                                                        Deque<AutoCloseable> started, Database database, Clock clock,
+                                                        SourceTags sourceTags)
             throws java.io.IOException {
         PrometheusMeterRegistry meters = registry.lookupByNameAndType(MicrometerConstants.METRICS_REGISTRY_NAME,
                 PrometheusMeterRegistry.class);
@@ -450,7 +454,7 @@ public final class AppConfiguration implements CamelConfiguration {
             meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
             registry.bind(MicrometerConstants.METRICS_REGISTRY_NAME, meters);
         }
-        started.push(StoreGauges.start(new Jdbc(database.dataSource()), meters, new StoreGauges.Windows(
+        started.push(StoreGauges.start(new Jdbc(database.dataSource()), sourceTags, meters, new StoreGauges.Windows(
                 settings.requiredMillis("metrics.store-poll-ms"),
                 settings.requiredMillis("metrics.new-fingerprint-window-ms"),
                 Duration.ofDays(settings.requiredNumber("operator.retention-age-days"))), clock));

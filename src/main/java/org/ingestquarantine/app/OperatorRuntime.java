@@ -60,12 +60,14 @@ public final class OperatorRuntime implements AutoCloseable {
     private final QuarantineStore store;
     private final OperatorService service;
     private final Optional<ProcessHandle> holder;
+    private final java.util.Set<String> configuredSources;
 
     private OperatorRuntime(Deque<AutoCloseable> started, Settings settings, SourceAccess sources,
                             java.util.Set<String> configuredSources, Map<String, Path> missingRoots, Path dataDir,
                             Database database, Optional<ProcessHandle> holder) {
         this.holder = holder;
         this.sources = sources;
+        this.configuredSources = java.util.Set.copyOf(configuredSources);
         this.missingRoots = missingRoots;
         this.started = started;
         this.settings = settings;
@@ -76,7 +78,8 @@ public final class OperatorRuntime implements AutoCloseable {
         this.payloads = stores;
         Clock clock = Clock.systemUTC();
         this.store = new QuarantineStore(database.dataSource(), payloads, this::ownerOf, clock);
-        this.service = new OperatorService(database.dataSource(), store, payloads, clock, configuredSources);
+        this.service = new OperatorService(database.dataSource(), store, payloads, clock, configuredSources)
+                .boundedTo((int) settings.requiredNumber("operator.unnamed-source-rows"));
     }
 
     /**
@@ -246,6 +249,19 @@ public final class OperatorRuntime implements AutoCloseable {
     public SourceCounts sourceCounts() {
         SourceTotals totals = new SourceTotals(database.dataSource(), Clock.systemUTC());
         return new SourceCounts(service, AppConfiguration.sourceListing(settings, sources, totals, database, started::push), totals);
+    }
+
+    /**
+     * @return the records of sources no operator named, to list and re-key ({@code sources purge-unconfigured}),
+     *     judged by {@link #configuredSources}
+     */
+    public org.ingestquarantine.operator.UnconfiguredSources unconfiguredSources() {
+        return new org.ingestquarantine.operator.UnconfiguredSources(database.dataSource());
+    }
+
+    /** @return the source names this configuration names ({@code sources.<name>.*}) or an ingest recorded a root of */
+    public java.util.Set<String> configuredSources() {
+        return configuredSources;
     }
 
     /** @return the page's lists: a cohort's records, the unindexable register, the drain runs */

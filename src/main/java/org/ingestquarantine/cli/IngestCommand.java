@@ -104,7 +104,8 @@ final class IngestCommand implements Callable<Integer> {
      */
     private static String refusedSource(String name) {
         if (RecordKey.isReservedSource(name)) {
-            return "'" + name + "' is reserved for messages that cannot be read";
+            return "'" + name + "' is reserved: source names beginning with " + RecordKey.RESERVED_SOURCE_PREFIX
+                    + " name what the consumer keeps apart (" + RecordKey.INVALID_MESSAGES_SOURCE + ")";
         }
         try {
             IngestMessage.checkSource(name);

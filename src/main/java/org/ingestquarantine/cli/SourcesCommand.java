@@ -9,14 +9,15 @@ import picocli.CommandLine.Parameters;
 
 /**
  * {@code sources count S} and {@code sources set-total S N}: a source's total, coverage's denominator, for a source
- * fed through {@code run}. Listing suits a folder source (and an S3 one); a stated total an HTTP or producer-owned
+ * fed through {@code run}; {@code sources purge-unconfigured}: the records of sources no operator named, moved
+ * under {@value org.ingestquarantine.pipeline.RecordKey#INVALID_MESSAGES_SOURCE}. Listing suits a folder source (and an S3 one); a stated total an HTTP or producer-owned
  * source, which cannot be listed. Exit codes as every operator command's ({@link OperatorCommand}).
  */
 @Command(name = "sources", mixinStandardHelpOptions = true,
         description = {"A source's total (coverage's denominator) for sources fed through run: list it now, or state it.",
                 "Listing suits folder and S3 sources (sources.<name>.file-roots, .s3-allow); stating suits HTTP or"
                         + " producer-owned sources."},
-        subcommands = {SourcesCommand.Count.class, SourcesCommand.SetTotal.class})
+        subcommands = {SourcesCommand.Count.class, SourcesCommand.SetTotal.class, SourcesCommand.PurgeUnconfigured.class})
 final class SourcesCommand {
 
     /** {@code sources count S}. */
@@ -65,6 +66,41 @@ final class SourcesCommand {
         int execute(OperatorRuntime runtime, PrintWriter out) {
             SourceTotals.Total t = runtime.sourceCounts().state(source, documents, System.getProperty("user.name"));
             print(out, t, describe(t));
+            return 0;
+        }
+    }
+
+    /** {@code sources purge-unconfigured [--confirm]}. */
+    @Command(name = "purge-unconfigured", mixinStandardHelpOptions = true,
+            description = {"Lists the sources the quarantine's records name that no operator named: not configured"
+                    + " here (sources.<name>.*), no total, no root an ingest recorded, no indexed document, not"
+                    + " reserved (_...). Versions before this one recorded a message naming such a source under it,"
+                    + " so producers chose rows and metric series.",
+                    "With --confirm, moves each of their records under _invalid_messages (doc_id purged/<dlq_id>),"
+                            + " in one transaction: attempts, error, payload and stack trace stay; nothing is deleted."
+                            + " Run it with the consumer's configuration.",
+                    "Exit 2, nothing written, when this configuration names no source."})
+    static final class PurgeUnconfigured extends OperatorCommand {
+
+        @picocli.CommandLine.Option(names = "--confirm",
+                description = "Move the records listed; without it, only list them.")
+        boolean confirm;
+
+        @Override
+        int execute(OperatorRuntime runtime, PrintWriter out) {
+            java.util.Set<String> configured = runtime.configuredSources();
+            java.util.Map<String, Long> found = runtime.unconfiguredSources().find(configured);
+            long records = found.values().stream().mapToLong(Long::longValue).sum();
+            int moved = confirm ? runtime.unconfiguredSources().purge(configured) : 0;
+            StringBuilder text = new StringBuilder();
+            found.forEach((source, n) -> text.append(org.ingestquarantine.pipeline.LogSafe.identity(source))
+                    .append('\t').append(n).append('\n'));
+            text.append(found.size()).append(" unconfigured sources, ").append(records).append(" records; ")
+                    .append(confirm ? moved + " records moved under " + org.ingestquarantine.pipeline.RecordKey.INVALID_MESSAGES_SOURCE
+                            : "nothing changed (add --confirm to move them under "
+                            + org.ingestquarantine.pipeline.RecordKey.INVALID_MESSAGES_SOURCE + ")");
+            print(out, java.util.Map.of("sources", found, "records", records, "moved", moved, "confirmed", confirm),
+                    text.toString());
             return 0;
         }
     }

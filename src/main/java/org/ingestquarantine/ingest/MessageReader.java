@@ -11,12 +11,15 @@ import org.ingestquarantine.pipeline.PipelineKeys;
 import org.ingestquarantine.pipeline.RecordKey;
 
 /**
- * Reads the message body into an {@link IngestMessage}; a body that is not one is permanent_input. Also names
- * the {@link RecordKey} a failure of the delivery is recorded under: a message whose source is valid and
- * configured here (the check a good message's source passes at preflight) but whose doc_id is invalid is kept
- * under that source, doc_id named by the invalid doc_id's digest ({@link RecordKey#invalidDocId}: the same name
- * gives the same record on every delivery), so its coverage counts it; any other unreadable message goes to
- * {@value RecordKey#INVALID_MESSAGES_SOURCE}, named by its delivery key.
+ * Reads the message body into an {@link IngestMessage}; a body that is not one is permanent_input, and so is a
+ * message naming a source this process does not configure ({@code unknown_source}): sources are configuration,
+ * never producer input. Also names the {@link RecordKey} a failure of the delivery is recorded under: a message
+ * whose source is valid and configured here (the check a good message's source passes at preflight) but whose
+ * doc_id is invalid is kept under that source, doc_id named by the invalid doc_id's digest
+ * ({@link RecordKey#invalidDocId}: the same name gives the same record on every delivery), so its coverage counts
+ * it; any other unreadable message, and every message of an unconfigured or reserved source, goes to
+ * {@value RecordKey#INVALID_MESSAGES_SOURCE}, named by its delivery key (never by its own doc_id, so it cannot name
+ * another record), before any record, metric tag, log line or page row carries the producer's source name.
  */
 public final class MessageReader {
 
@@ -32,15 +35,16 @@ public final class MessageReader {
     /**
      * Sets {@link PipelineKeys#MESSAGE} to the message read from the body and {@link PipelineKeys#RECORD_KEY} to
      * the key its record would have; on failure only the key, named from the invalid doc_id's digest or the
-     * delivery key ({@link PipelineKeys#DELIVERY_KEY}, set before).
+     * delivery key ({@link PipelineKeys#DELIVERY_KEY}, set before). A message of a source not configured here is
+     * a failure too: the message is not set, so its record keeps the body as evidence, as an unreadable one's.
      *
      * @param exchange the consumed message: body bytes (Kafka, RabbitMQ), read as UTF-8, or text (SQS)
-     * @throws PermanentInputException with reason {@code invalid_message}
+     * @throws PermanentInputException with reason {@code invalid_message}, or {@code unknown_source}
      */
     public void read(Exchange exchange) {
         String deliveryKey = exchange.getProperty(PipelineKeys.DELIVERY_KEY, String.class);
         try {
-            IngestMessage message = parse(exchange.getIn().getBody());
+            IngestMessage message = configured(parse(exchange.getIn().getBody()));
             exchange.setProperty(PipelineKeys.MESSAGE, message);
             exchange.setProperty(PipelineKeys.RECORD_KEY, RecordKey.of(message));
         } catch (PermanentInputException e) {
@@ -56,10 +60,23 @@ public final class MessageReader {
      */
     public RecordKey keyOf(Object body, String deliveryKey) {
         try {
-            return RecordKey.of(parse(body));
+            return RecordKey.of(configured(parse(body)));
         } catch (PermanentInputException e) {
             return unreadable(e, deliveryKey);
         }
+    }
+
+    /**
+     * @return {@code message}, when its source is configured here
+     * @throws PermanentInputException {@code unknown_source} otherwise (a reserved source never parses)
+     */
+    private IngestMessage configured(IngestMessage message) {
+        if (!configuredSource.test(message.source())) {
+            throw new PermanentInputException("unknown_source", "the message names a source this consumer does not"
+                    + " configure; configure sources.<name>.file-roots, .http-allow or .s3-allow for it (the message,"
+                    + " kept as this record's payload, names it)");
+        }
+        return message;
     }
 
     private RecordKey unreadable(PermanentInputException e, String deliveryKey) {

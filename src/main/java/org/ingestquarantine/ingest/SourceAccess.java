@@ -16,6 +16,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.ingestquarantine.failure.PermanentInputException;
 import org.ingestquarantine.pipeline.LogSafe;
+import org.ingestquarantine.pipeline.RecordKey;
 
 /**
  * The trust model (DESIGN.md §9): each source is configured with where its documents may live, and a
@@ -59,7 +60,8 @@ public final class SourceAccess {
      * @param properties properties; only keys {@code sources.<name>.file-roots}, {@code .http-allow},
      *     {@code .http-allow-private} and {@code .s3-allow} are read, others are ignored
      * @return the configured sources
-     * @throws IllegalStateException when a root is not an existing folder or a prefix is malformed
+     * @throws IllegalStateException when a root is not an existing folder or a prefix is malformed, or a source's
+     *     name is reserved ({@link RecordKey#isReservedSource})
      */
     public static SourceAccess fromProperties(Properties properties) {
         Map<String, Source.Builder> builders = new TreeMap<>();
@@ -67,6 +69,11 @@ public final class SourceAccess {
             Matcher m = KEY.matcher(key);
             if (!m.matches()) {
                 continue;
+            }
+            if (RecordKey.isReservedSource(m.group(1))) {
+                throw new IllegalStateException(key + ": source names beginning with " + RecordKey.RESERVED_SOURCE_PREFIX
+                        + " are reserved (" + RecordKey.INVALID_MESSAGES_SOURCE + ", " + RecordKey.OTHER_SOURCES
+                        + "); name the source without it");
             }
             Source.Builder b = builders.computeIfAbsent(m.group(1), Source.Builder::new);
             String value = properties.getProperty(key).trim();
@@ -227,6 +234,17 @@ public final class SourceAccess {
                 // say "not found" only inside the roots: outside them, the answer would tell what exists
                 if (under(path.normalize())) {
                     throw e;
+                }
+                throw notAllowed(name, uri, "it is outside the source's file-roots");
+            } catch (java.nio.file.AccessDeniedException e) {
+                throw e;
+            } catch (java.nio.file.FileSystemException e) {
+                // a path no file can have (a name over the file system's bound, a file used as a folder, a loop of
+                // links): refused as the URI's, named by the file system's reason, only inside the roots
+                if (under(path.normalize())) {
+                    throw new PermanentInputException("invalid_uri", "the uri " + LogSafe.identity(uri.toString())
+                            + " names a path the file system refuses (" + e.getReason() + ", for a path of "
+                            + path.toString().length() + " characters)");
                 }
                 throw notAllowed(name, uri, "it is outside the source's file-roots");
             }

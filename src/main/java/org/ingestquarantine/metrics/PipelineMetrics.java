@@ -6,8 +6,8 @@ import org.ingestquarantine.failure.ErrorClass;
 
 /**
  * The pipeline's counters (DESIGN.md §7), each incremented only once the outcome it counts is committed.
- * Tags never carry document text or doc ids, only bounded names: sources, classes, reason codes, versions
- * and content types.
+ * Tags never carry document text or doc ids, only bounded names: sources (configured ones, {@link SourceTags}),
+ * classes, reason codes, versions and content types.
  *
  * <ul>
  *   <li>{@value #QUARANTINED} {source, error_class, reason, parser_version}: quarantine records committed;</li>
@@ -33,10 +33,15 @@ public final class PipelineMetrics {
     public static final String UNKNOWN_CONTENT_TYPE = "unknown";
 
     private final MeterRegistry registry;
+    private final SourceTags sources;
 
-    /** @param registry where meters are registered (the application's one {@code metricsRegistry}) */
-    public PipelineMetrics(MeterRegistry registry) {
+    /**
+     * @param registry where meters are registered (the application's one {@code metricsRegistry})
+     * @param sources the source tag each source is counted under
+     */
+    public PipelineMetrics(MeterRegistry registry, SourceTags sources) {
         this.registry = registry;
+        this.sources = java.util.Objects.requireNonNull(sources, "sources");
     }
 
     /**
@@ -48,13 +53,14 @@ public final class PipelineMetrics {
      * @param parserVersion the parser version that failed
      */
     public void quarantined(String source, ErrorClass errorClass, String reason, String parserVersion) {
+        String tag = sources.tag(source);
         Counter.builder(QUARANTINED).description("quarantine records committed")
-                .tag("source", source).tag("error_class", errorClass.code())
+                .tag("source", tag).tag("error_class", errorClass.code())
                 .tag("reason", reason).tag("parser_version", parserVersion)
                 .register(registry).increment();
         if (errorClass == ErrorClass.DOWNSTREAM_CONTRACT) {
             Counter.builder(DOWNSTREAM_CONTRACT).description("downstream_contract quarantine records committed")
-                    .tag("source", source).tag("reason", reason).tag("parser_version", parserVersion)
+                    .tag("source", tag).tag("reason", reason).tag("parser_version", parserVersion)
                     .register(registry).increment();
         }
     }
@@ -68,10 +74,11 @@ public final class PipelineMetrics {
      */
     public void settled(String source, String contentType, boolean failed) {
         String type = contentType == null ? UNKNOWN_CONTENT_TYPE : contentType;
+        String tag = sources.tag(source);
         Counter.builder(PROCESSED).description("deliveries settled (indexed, unchanged, stale or quarantined)")
-                .tag("source", source).tag("content_type", type).register(registry).increment();
+                .tag("source", tag).tag("content_type", type).register(registry).increment();
         Counter.builder(FAILED).description("deliveries settled as quarantined")
-                .tag("source", source).tag("content_type", type).register(registry).increment(failed ? 1 : 0);
+                .tag("source", tag).tag("content_type", type).register(registry).increment(failed ? 1 : 0);
     }
 
     /** @return the registry */

@@ -38,6 +38,11 @@ import org.slf4j.LoggerFactory;
  *   <li>{@value #DRAIN} : time since the last drain run started; present only once a {@code drain_runs}
  *       table exists and holds a run.</li>
  * </ul>
+ * A {@code source} tag is a configured source's, one an operator named in the store (a {@code source_totals} row:
+ * listed, stated or counted by an ingest; a root an {@code ingest} recorded in {@code source_roots}), or
+ * {@value org.ingestquarantine.pipeline.RecordKey#INVALID_MESSAGES_SOURCE} ({@link SourceTags}); the rows of every other source the store holds (an older version recorded some under names
+ * producers chose; {@code sources purge-unconfigured} re-keys them) are summed under one
+ * {@value org.ingestquarantine.pipeline.RecordKey#OTHER_SOURCES} series, the oldest age their oldest.
  * Reads the tables directly through {@link Jdbc} (this package sits below {@code quarantine}). Thread-safe.
  */
 public final class StoreGauges implements AutoCloseable {
@@ -77,6 +82,7 @@ public final class StoreGauges implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(StoreGauges.class);
 
     private final Jdbc jdbc;
+    private final SourceTags sourceTags;
     private final Windows windows;
     private final Clock clock;
     private final ScheduledExecutorService scheduler;
@@ -90,8 +96,9 @@ public final class StoreGauges implements AutoCloseable {
     private volatile Instant lastRead;
     private volatile boolean failing;
 
-    private StoreGauges(Jdbc jdbc, MeterRegistry registry, Windows windows, Clock clock) {
+    private StoreGauges(Jdbc jdbc, SourceTags sourceTags, MeterRegistry registry, Windows windows, Clock clock) {
         this.jdbc = jdbc;
+        this.sourceTags = Objects.requireNonNull(sourceTags, "sourceTags");
         this.windows = windows;
         this.clock = clock;
         this.lastRead = clock.instant();
@@ -122,13 +129,15 @@ public final class StoreGauges implements AutoCloseable {
      * Registers the gauges and starts reading the store, the first time at once.
      *
      * @param jdbc the store
+     * @param sourceTags the sources that have series of their own
      * @param registry where the gauges go
      * @param windows poll interval and the windows of "new" and "overdue"
      * @param clock the time {@value #AGE} is measured in
      * @return the running reader; {@link #close()} stops it
      */
-    public static StoreGauges start(Jdbc jdbc, MeterRegistry registry, Windows windows, Clock clock) {
-        StoreGauges gauges = new StoreGauges(jdbc, registry, windows, clock);
+    public static StoreGauges start(Jdbc jdbc, SourceTags sourceTags, MeterRegistry registry, Windows windows,
+                                    Clock clock) {
+        StoreGauges gauges = new StoreGauges(jdbc, sourceTags, registry, windows, clock);
         gauges.scheduler.scheduleWithFixedDelay(gauges::refreshQuietly, 0, windows.poll().toMillis(),
                 TimeUnit.MILLISECONDS);
         return gauges;
@@ -157,10 +166,18 @@ public final class StoreGauges implements AutoCloseable {
      */
     void refresh() throws SQLException {
         boolean[] tables = jdbc.queryFirst("SELECT to_regclass('source_totals') IS NOT NULL,"
-                + " to_regclass('drain_runs') IS NOT NULL", rs -> new boolean[] {rs.getBoolean(1), rs.getBoolean(2)})
-                .orElseThrow();
+                + " to_regclass('drain_runs') IS NOT NULL, to_regclass('source_roots') IS NOT NULL",
+                rs -> new boolean[] {rs.getBoolean(1), rs.getBoolean(2), rs.getBoolean(3)}).orElseThrow();
         boolean totalsKnown = tables[0];
-        List<SourceRow> sources = jdbc.query(sourcesSql(totalsKnown), StoreGauges::sourceRow);
+        java.util.Set<String> named = new java.util.HashSet<>();
+        if (totalsKnown) {
+            named.addAll(jdbc.query("SELECT source FROM source_totals", rs -> rs.getString(1)));
+        }
+        if (tables[2]) {
+            named.addAll(jdbc.query("SELECT source FROM source_roots", rs -> rs.getString(1)));
+        }
+        List<SourceRow> sources = byTag(jdbc.query(sourcesSql(totalsKnown), StoreGauges::sourceRow),
+                sourceTags.with(named));
         long windowMs = windows.newFingerprint().toMillis();
         long fresh = jdbc.queryFirst("""
                 SELECT count(*) FROM (SELECT error_fingerprint FROM quarantine_attempt
@@ -212,6 +229,25 @@ public final class StoreGauges implements AutoCloseable {
     /** One source's reading; {@code total} null when unknown. */
     private record SourceRow(String source, long indexed, long open, long notSearchable, Long total,
                              Double oldestOpenAgeSeconds) {
+
+        /** @return both readings under this one's source: counts summed, a total known if either's is */
+        SourceRow plus(SourceRow o) {
+            Long sum = total == null ? o.total : o.total == null ? total : Long.valueOf(total + o.total);
+            Double oldest = oldestOpenAgeSeconds == null ? o.oldestOpenAgeSeconds : o.oldestOpenAgeSeconds == null
+                    ? oldestOpenAgeSeconds : Double.valueOf(Math.max(oldestOpenAgeSeconds, o.oldestOpenAgeSeconds));
+            return new SourceRow(source, indexed + o.indexed, open + o.open, notSearchable + o.notSearchable, sum, oldest);
+        }
+    }
+
+    /** @return the rows with each source replaced by its tag, rows of one tag summed (ages: the oldest) */
+    private static List<SourceRow> byTag(List<SourceRow> rows, SourceTags tags) {
+        java.util.Map<String, SourceRow> byTag = new java.util.TreeMap<>();
+        for (SourceRow r : rows) {
+            String tag = tags.tag(r.source());
+            SourceRow row = new SourceRow(tag, r.indexed(), r.open(), r.notSearchable(), r.total(), r.oldestOpenAgeSeconds());
+            byTag.merge(tag, row, SourceRow::plus);
+        }
+        return List.copyOf(byTag.values());
     }
 
     private static SourceRow sourceRow(ResultSet rs) throws SQLException {

@@ -37,6 +37,16 @@ final class OperatorQueries {
     }
 
     StatsReport stats(String source) {
+        return stats(source, present -> java.util.function.UnaryOperator.identity());
+    }
+
+    /**
+     * @param source only this source, or null
+     * @param rowsOf given the sources with figures, the row each source's figures are shown in: its own, or a
+     *     shared one (its figures summed there; {@link SourceRows#over})
+     */
+    StatsReport stats(String source, java.util.function.Function<java.util.SortedSet<String>,
+            java.util.function.UnaryOperator<String>> rowsOf) {
         String sql = "SELECT source, disposition, sum(attempts) AS records, sum(documents) AS documents,"
                 + " min(first_seen_min) AS oldest, max(first_seen_max) AS newest FROM quarantine_summary"
                 + (source == null ? "" : " WHERE source = ?") + " GROUP BY source, disposition ORDER BY source";
@@ -48,13 +58,23 @@ final class OperatorQueries {
         }, rs -> bySource.computeIfAbsent(rs.getString("source"), k -> new ArrayList<>()).add(new Object[] {
                 rs.getString("disposition"), rs.getLong("records"), rs.getLong("documents"),
                 SqlTime.get(rs, "oldest"), SqlTime.get(rs, "newest")}));
+        java.util.function.UnaryOperator<String> rowOf = rowsOf.apply(new java.util.TreeSet<>(bySource.keySet()));
+        Map<String, List<Object[]>> byRow = new TreeMap<>();
+        bySource.forEach((name, parts) -> byRow.computeIfAbsent(rowOf.apply(name), k -> new ArrayList<>()).addAll(parts));
         List<SourceQuarantineStats> rows = new ArrayList<>();
         List<Object[]> all = new ArrayList<>();
-        bySource.forEach((name, parts) -> {
+        byRow.forEach((name, parts) -> {
             rows.add(combine(name, parts));
             all.addAll(parts);
         });
         return new StatsReport(rows, combine("*", all));
+    }
+
+    /** @return the sources with a known total ({@code source_totals}: listed, stated or counted by an ingest) */
+    java.util.Set<String> sourcesWithTotals() {
+        java.util.Set<String> names = new java.util.HashSet<>();
+        read("the sources with totals", "SELECT source FROM source_totals", s -> { }, rs -> names.add(rs.getString(1)));
+        return names;
     }
 
     /**

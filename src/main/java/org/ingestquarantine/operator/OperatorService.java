@@ -36,6 +36,9 @@ public final class OperatorService {
     private final PayloadStore payloads;
     private final Clock clock;
     private final java.util.SortedSet<String> configuredSources;
+    /** Rows the sources no operator named may have in coverage and stats; null: every source has its own. */
+    private final Integer unnamedSourceRows;
+    private final org.ingestquarantine.ingest.SourceRoots roots;
 
     /** Most source names an unknown-source refusal lists. */
     public static final int KNOWN_SOURCES_SHOWN = 10;
@@ -59,10 +62,12 @@ public final class OperatorService {
      * @param payloads where payloads and stack traces live
      * @param clock the time "now" for ages and cut-offs
      * @param configuredSources the source names the configuration names ({@code sources.<name>.*}): valid
-     *     filters even before any row names them
+     *     filters even before any row names them, and sources {@link #boundedTo} gives rows of their own
      */
     public OperatorService(DataSource dataSource, QuarantineStore store, PayloadStore payloads,
                            Clock clock, java.util.Collection<String> configuredSources) {
+        this.unnamedSourceRows = null;
+        this.roots = new org.ingestquarantine.ingest.SourceRoots(dataSource, clock);
         this.queries = new OperatorQueries(dataSource);
         this.store = Objects.requireNonNull(store, "store");
         this.payloads = Objects.requireNonNull(payloads, "payloads");
@@ -71,15 +76,43 @@ public final class OperatorService {
                 new java.util.TreeSet<>(Objects.requireNonNull(configuredSources, "configuredSources")));
     }
 
+    private OperatorService(OperatorService base, int unnamedSourceRows) {
+        this.queries = base.queries;
+        this.store = base.store;
+        this.payloads = base.payloads;
+        this.clock = base.clock;
+        this.configuredSources = base.configuredSources;
+        this.roots = base.roots;
+        this.unnamedSourceRows = unnamedSourceRows;
+    }
+
+    /**
+     * @param rows rows of their own the sources no operator named (not configured, no total, no root an ingest
+     *     recorded) may have in {@link #coverage} and {@link #stats}, 0 or more (property
+     *     {@code operator.unnamed-source-rows}); the others share one
+     *     {@value org.ingestquarantine.pipeline.RecordKey#OTHER_SOURCES} row. Without it, every source has its own.
+     * @return this service with answers so bounded
+     * @throws IllegalArgumentException if {@code rows} is negative
+     */
+    public OperatorService boundedTo(int rows) {
+        if (rows < 0) {
+            throw new IllegalArgumentException("operator.unnamed-source-rows must be 0 or more, was " + rows);
+        }
+        return new OperatorService(this, rows);
+    }
+
     /**
      * @param source only this source, or null for every source
      * @return records (attempts) and documents per source with their dispositions, and the total; zeros for a
-     *     configured source with no records yet
+     *     configured source with no records yet; for every source, {@link #boundedTo bounded}
      * @throws BadOperatorInputException if the source is neither configured nor in the data
      */
     public StatsReport stats(String source) {
         requireKnownSource(source);
-        return queries.stats(source);
+        if (unnamedSourceRows == null || source != null) {
+            return queries.stats(source);
+        }
+        return queries.stats(null, sourceRows()::over);
     }
 
     /**
@@ -134,10 +167,25 @@ public final class OperatorService {
     }
 
     /**
-     * @return coverage per source: every source with a known total, indexed documents or records, sorted
+     * @return coverage per source: every source with a known total, indexed documents or records, sorted,
+     *     {@link #boundedTo bounded} (the shared row last)
      */
     public List<CoverageRow> coverage() {
-        return queries.coverage(clock.instant());
+        List<CoverageRow> rows = queries.coverage(clock.instant());
+        if (unnamedSourceRows == null) {
+            return rows;
+        }
+        java.util.SortedSet<String> present = new java.util.TreeSet<>();
+        rows.forEach(r -> present.add(r.source()));
+        return CoverageRows.bounded(rows, sourceRows().over(present));
+    }
+
+    /** @return the rows of the sources an operator named (configured, a total, a recorded root), and the cap */
+    private SourceRows sourceRows() {
+        java.util.Set<String> named = new java.util.HashSet<>(configuredSources);
+        named.addAll(roots.all().keySet());
+        named.addAll(queries.sourcesWithTotals());
+        return new SourceRows(named, unnamedSourceRows);
     }
 
     /**

@@ -34,15 +34,25 @@ public record IngestMessage(String source, String docId, URI uri, String sourceV
     private static final IdentityRule DOC_ID_RULE;
     /** The schema's {@code maxLength} of {@code uri}, in code points: a record keeps the URI, so it is bounded. */
     private static final int URI_MAX_LENGTH;
+    /** The schema's {@code maxLength} of {@code source_version}, in code points: a record keeps it. */
+    private static final int SOURCE_VERSION_MAX_LENGTH;
+    /** The schema's {@code maxLength} of {@code cursor}, in code points: a record keeps it as cursor_at_arrival. */
+    private static final int CURSOR_MAX_LENGTH;
 
     static {
         JsonNode properties = schema().path("properties");
-        SOURCE_RULE = IdentityRule.of("source", properties.path("source"), null);
+        SOURCE_RULE = IdentityRule.of("source", properties.path("source"), RecordKey.RESERVED_SOURCE_PREFIX);
         DOC_ID_RULE = IdentityRule.of("doc_id", properties.path("doc_id"), RecordKey.INVALID_DOC_ID_PREFIX);
-        if (!properties.path("uri").path("maxLength").canConvertToInt()) {
-            throw new IllegalStateException(SCHEMA_RESOURCE + " must give uri a maxLength");
+        URI_MAX_LENGTH = maxLength(properties, "uri");
+        SOURCE_VERSION_MAX_LENGTH = maxLength(properties, "source_version");
+        CURSOR_MAX_LENGTH = maxLength(properties, "cursor");
+    }
+
+    private static int maxLength(JsonNode properties, String field) {
+        if (!properties.path(field).path("maxLength").canConvertToInt()) {
+            throw new IllegalStateException(SCHEMA_RESOURCE + " must give " + field + " a maxLength");
         }
-        URI_MAX_LENGTH = properties.path("uri").path("maxLength").asInt();
+        return properties.path(field).path("maxLength").asInt();
     }
 
     /**
@@ -50,10 +60,13 @@ public record IngestMessage(String source, String docId, URI uri, String sourceV
      * @return the message
      * @throws PermanentInputException with reason {@code invalid_message} when the body is not a JSON
      *     object, or lacks {@code source}, {@code doc_id} or a valid {@code uri} (one longer than the schema's
-     *     {@code maxLength} is not valid); an
+     *     {@code maxLength} is not valid), or has a {@code source_version} or {@code cursor} longer than the
+     *     schema's {@code maxLength} or an {@code ingest_seq} that is not a whole number from 0 to
+     *     {@link Long#MAX_VALUE}; an
      *     {@link InvalidIdentityException} (same reason) when {@code source} or {@code doc_id} is longer
      *     than the schema's {@code maxLength} or breaks its {@code pattern} (no control characters; a doc_id
-     *     does not begin with the reserved {@value RecordKey#INVALID_DOC_ID_PREFIX}); when only the doc_id is
+     *     does not begin with the reserved {@value RecordKey#INVALID_DOC_ID_PREFIX}, a source not with the
+     *     reserved {@value RecordKey#RESERVED_SOURCE_PREFIX}); when only the doc_id is
      *     invalid, the exception names the valid source ({@link InvalidIdentityException#messageSource}) and
      *     the doc_id's digest ({@link InvalidIdentityException#docIdDigest})
      */
@@ -79,11 +92,7 @@ public record IngestMessage(String source, String docId, URI uri, String sourceV
         } catch (InvalidIdentityException e) {
             throw e.withMessageSource(source, docId);
         }
-        String uri = text(node, "uri");
-        if (uri.length() > URI_MAX_LENGTH && uri.codePointCount(0, uri.length()) > URI_MAX_LENGTH) {
-            throw PermanentInputException.invalidMessage("field uri has " + uri.codePointCount(0, uri.length())
-                    + " characters, over the schema's maxLength " + URI_MAX_LENGTH);
-        }
+        String uri = bounded("uri", text(node, "uri"), URI_MAX_LENGTH);
         URI parsed;
         try {
             parsed = new URI(uri);
@@ -93,12 +102,43 @@ public record IngestMessage(String source, String docId, URI uri, String sourceV
         if (parsed.getScheme() == null) {
             throw PermanentInputException.invalidMessage("field uri has no scheme; expected file://, http(s):// or s3://");
         }
-        JsonNode seq = node.get("ingest_seq");
-        Long ingestSeq = seq == null || seq.isNull() ? null : seq.canConvertToLong() ? seq.asLong() : null;
-        if (seq != null && !seq.isNull() && ingestSeq == null) {
-            throw PermanentInputException.invalidMessage("field ingest_seq must be an integer");
+        String sourceVersion = optionalText(node, "source_version");
+        String cursor = optionalText(node, "cursor");
+        if (sourceVersion != null) {
+            bounded("source_version", sourceVersion, SOURCE_VERSION_MAX_LENGTH);
         }
-        return new IngestMessage(source, docId, parsed, optionalText(node, "source_version"), optionalText(node, "cursor"), ingestSeq);
+        if (cursor != null) {
+            bounded("cursor", cursor, CURSOR_MAX_LENGTH);
+        }
+        return new IngestMessage(source, docId, parsed, sourceVersion, cursor, ingestSeq(node.get("ingest_seq")));
+    }
+
+    /** @return {@code value}, unless it has more than {@code maxLength} code points (as JSON Schema counts) */
+    private static String bounded(String field, String value, int maxLength) {
+        if (value.length() > maxLength && value.codePointCount(0, value.length()) > maxLength) {
+            throw PermanentInputException.invalidMessage("field " + field + " has " + value.codePointCount(0, value.length())
+                    + " characters, over the schema's maxLength " + maxLength);
+        }
+        return value;
+    }
+
+    /**
+     * @return the schema's {@code ingest_seq}: absent or null is {@code null}; otherwise a whole number (1.0 is one,
+     *     as JSON Schema's {@code integer} counts) from 0 ({@code minimum}) that fits a {@code long}
+     */
+    private static Long ingestSeq(JsonNode seq) {
+        if (seq == null || seq.isNull()) {
+            return null;
+        }
+        java.math.BigDecimal value = seq.isNumber() ? seq.decimalValue() : null;
+        if (value == null || value.signum() != 0 && value.stripTrailingZeros().scale() > 0) {
+            throw PermanentInputException.invalidMessage("field ingest_seq must be a whole number from 0");
+        }
+        if (value.signum() < 0 || value.compareTo(java.math.BigDecimal.valueOf(Long.MAX_VALUE)) > 0) {
+            throw PermanentInputException.invalidMessage("field ingest_seq must be a whole number from 0 to "
+                    + Long.MAX_VALUE + ", was " + (value.signum() < 0 ? "negative" : "larger"));
+        }
+        return value.longValueExact();
     }
 
     /** @return the wire form of this message */

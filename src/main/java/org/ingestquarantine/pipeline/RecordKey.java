@@ -15,15 +15,17 @@ import java.util.Objects;
  *       {@value #DOC_ID_DIGEST_HEX} hex digits of the SHA-256 of the doc_id's UTF-8 bytes ({@link #invalidDocId},
  *       {@link #docIdDigest}), so the source's coverage counts the document, and the same bad name sent again
  *       (a second run over the same folder) finds the same record, whose attempts go up;</li>
- *   <li>anything else (not JSON, no source, an invalid or unconfigured source, a doc_id missing or not a
- *       string, so nothing to hash): source {@value #INVALID_MESSAGES_SOURCE}, doc_id the delivery key
- *       ({@link #unreadable}), so a producer never creates rows under a name of its own choosing; each delivery
- *       of such a message has a record of its own.</li>
+ *   <li>anything else (not JSON, no source, an invalid, reserved or unconfigured source, a doc_id missing or not
+ *       a string, so nothing to hash): source {@value #INVALID_MESSAGES_SOURCE}, doc_id the delivery key
+ *       ({@link #unreadable}), so a producer never creates rows under a name of its own choosing, and never
+ *       names a record it did not make (its own doc_id is not the key); each delivery of such a message has a
+ *       record of its own.</li>
  * </ul>
  * Neither reserved form carries producer text: the delivery key is the broker's, the digest is one-way. No
  * message can carry either:
- * {@link IngestMessage#parse} refuses a doc_id beginning with {@value #INVALID_DOC_ID_PREFIX}, and the
- * {@code ingest} command refuses {@value #INVALID_MESSAGES_SOURCE} as a source.
+ * {@link IngestMessage#parse} refuses a doc_id beginning with {@value #INVALID_DOC_ID_PREFIX} and a source
+ * beginning with {@value #RESERVED_SOURCE_PREFIX} (every such name is reserved: {@value #INVALID_MESSAGES_SOURCE},
+ * the metrics' {@value #OTHER_SOURCES}), and no configuration or {@code ingest} command may name one.
  *
  * @param source the record's source
  * @param docId the record's doc_id
@@ -32,6 +34,13 @@ public record RecordKey(String source, String docId) {
 
     /** Source of the records of messages that could not be attributed to a configured source. */
     public static final String INVALID_MESSAGES_SOURCE = "_invalid_messages";
+    /** Prefix of every reserved source name: no message, configuration or command may name such a source. */
+    public static final String RESERVED_SOURCE_PREFIX = "_";
+    /**
+     * Source tag a metric gives every source name read from the store that is neither configured nor
+     * {@value #INVALID_MESSAGES_SOURCE} (rows an older version recorded), so that the tags stay bounded.
+     */
+    public static final String OTHER_SOURCES = "_other";
     /**
      * Prefix of the doc_id of a configured source's message whose doc_id is invalid; the doc_id's digest
      * ({@link #docIdDigest}) follows.
@@ -115,10 +124,11 @@ public record RecordKey(String source, String docId) {
 
     /**
      * @param source a source name
-     * @return whether it is reserved ({@value #INVALID_MESSAGES_SOURCE}), never a configured source's name
+     * @return whether it is reserved (begins with {@value #RESERVED_SOURCE_PREFIX}, as
+     *     {@value #INVALID_MESSAGES_SOURCE} does), never a configured source's name
      */
     public static boolean isReservedSource(String source) {
-        return INVALID_MESSAGES_SOURCE.equals(source);
+        return source != null && source.startsWith(RESERVED_SOURCE_PREFIX);
     }
 
     /** @return {@code source/doc_id}, each escaped and bounded ({@link LogSafe#identity}), for a log line */

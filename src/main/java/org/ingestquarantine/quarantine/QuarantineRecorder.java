@@ -84,8 +84,10 @@ public final class QuarantineRecorder {
             e.sourceVersion(message.sourceVersion()).cursorAtArrival(message.cursor()).ingestSeq(message.ingestSeq())
                     // set once the source's trust check admitted the URI (preflight); a refused one is not kept
                     .sourceUri(exchange.getProperty(PipelineKeys.SOURCE_URI, String.class));
-        } else {
-            // a message that could not be read: the body is still the broker's, and it is the payload
+        }
+        if (message == null || RecordKey.isReservedSource(key.source())) {
+            // a message that could not be read, or one refused over an indexed document: the body is still the
+            // broker's, and it is the payload
             e.messageBody(messageBody(exchange));
         }
         headOf(failure).ifPresent(head -> e.sourceVersion(head.etag() != null ? head.etag() : message == null
@@ -123,17 +125,39 @@ public final class QuarantineRecorder {
 
     /**
      * @param exchange a delivery
-     * @return the (source, doc_id) its record is keyed by: the message's own; for a message that could not be read,
-     *     the key the reader named ({@link PipelineKeys#RECORD_KEY}), else {@value #INVALID_MESSAGES_SOURCE} and
-     *     the delivery key
+     * @return the (source, doc_id) its record is keyed by: the message's own, unless the message was refused
+     *     ({@link #refusedOverIndexed}) for a document the index holds; for that one, and for a message that could
+     *     not be read, the key the reader named ({@link PipelineKeys#RECORD_KEY}), else
+     *     {@value #INVALID_MESSAGES_SOURCE} and the delivery key
      */
     public static RecordKey keyOf(Exchange exchange) {
         IngestMessage message = exchange.getProperty(PipelineKeys.MESSAGE, IngestMessage.class);
-        if (message != null) {
+        if (message != null && !refusedOverIndexed(exchange)) {
             return RecordKey.of(message);
+        }
+        if (message != null) {
+            return RecordKey.unreadable(exchange.getProperty(PipelineKeys.DELIVERY_KEY, String.class));
         }
         RecordKey named = exchange.getProperty(PipelineKeys.RECORD_KEY, RecordKey.class);
         return named != null ? named : RecordKey.unreadable(exchange.getProperty(PipelineKeys.DELIVERY_KEY, String.class));
+    }
+
+    /**
+     * A message whose URI its source refused before anything was read (permanent_input with no admitted URI:
+     * {@code uri_not_allowed}, {@code invalid_uri}, {@code unsupported_uri}), for a document the index holds as
+     * searchable: the message, not the document, failed. Its record goes to {@value #INVALID_MESSAGES_SOURCE} by
+     * the delivery key, so the indexed document gets no open record that no drain could close (the record would
+     * keep no URI to ask the source at), and a record the document already has is neither re-opened nor
+     * overwritten by a message that names it.
+     *
+     * @param exchange a failed delivery whose message was read
+     * @return whether its record goes to {@value #INVALID_MESSAGES_SOURCE}
+     */
+    static boolean refusedOverIndexed(Exchange exchange) {
+        Classification c = exchange.getProperty(PipelineKeys.FAILURE, Classification.class);
+        return c != null && c.errorClass() == ErrorClass.PERMANENT_INPUT
+                && exchange.getProperty(PipelineKeys.INDEXED) != null
+                && exchange.getProperty(PipelineKeys.SOURCE_URI) == null;
     }
 
     /**

@@ -160,7 +160,7 @@ public final class OperatorBench {
             camel.getRegistry().bind("dataSource", db.dataSource());
             camel.getRegistry().bind("namedSqlStrategy", new NamedSqlStrategy());
             QuarantineRecorder recorder = new QuarantineRecorder(store, new PipelineVersions(Map.of(),
-                    ParserVersion.CURRENT, "bench", "bench"), new PipelineMetrics(new SimpleMeterRegistry()));
+                    ParserVersion.CURRENT, "bench", "bench"), new PipelineMetrics(new SimpleMeterRegistry(), org.ingestquarantine.metrics.SourceTags.of(java.util.Set.of())));
             camel.getRegistry().bind("quarantineRecorder", recorder);
             // the failure path's beans (never called while the store answers), the attempt's close (the journal
             // is not part of this benchmark) and the broker's dead-letter copy (none, as on SQS): no-ops

@@ -209,6 +209,45 @@ class OperatorCommandsTest extends PostgresTestBase {
         }
     }
 
+    /**
+     * sources purge-unconfigured lists the records of sources no operator named ("invoices": not configured here, no
+     * total, no root) and changes nothing; with --confirm it moves them under _invalid_messages, attempts and error
+     * kept, and the stats follow; with no source configured it is refused, nothing written.
+     */
+    @Test
+    void shouldListThenMoveTheRecordsOfUnconfiguredSources() throws Exception {
+        QuarantineRecord invoice = store.find("invoices", "inv-0").orElseThrow();
+        Result listed = run("sources", "purge-unconfigured", "--data-dir", data.toString());
+        assertThat(listed.code).as(listed.err).isZero();
+        assertThat(listed.out).contains("invoices\t3").contains("1 unconfigured sources, 3 records; nothing changed")
+                .doesNotContain("contracts");
+        assertThat(store.find("invoices", "inv-0")).isPresent();
+
+        System.clearProperty("sources.contracts.owner");
+        Result unconfigured = run("sources", "purge-unconfigured", "--confirm", "--data-dir", data.toString());
+        assertThat(unconfigured.code).isEqualTo(2);
+        assertThat(unconfigured.err.lines()).hasSize(1);
+        assertThat(unconfigured.err).contains("no source is configured here");
+        assertThat(store.find("invoices", "inv-0")).as("nothing written").isPresent();
+        System.setProperty("sources.contracts.owner", "legal-ops");
+
+        JsonNode moved = JSON.readTree(run("sources", "purge-unconfigured", "--confirm", "--json", "--data-dir",
+                data.toString()).out);
+        assertThat(moved.get("moved").asInt()).isEqualTo(3);
+        assertThat(moved.at("/sources/invoices").asLong()).isEqualTo(3);
+        assertThat(store.find("invoices", "inv-0")).isEmpty();
+        QuarantineRecord kept = store.find(org.ingestquarantine.pipeline.RecordKey.INVALID_MESSAGES_SOURCE,
+                org.ingestquarantine.operator.UnconfiguredSources.PURGED_PREFIX + invoice.dlqId()).orElseThrow();
+        assertThat(kept.dlqId()).isEqualTo(invoice.dlqId());
+        assertThat(kept.reasonCode()).isEqualTo(invoice.reasonCode());
+        assertThat(kept.attempts()).isEqualTo(invoice.attempts());
+        assertThat(store.attempts(kept.dlqId())).hasSize(invoice.attempts());
+        assertThat(run("stats", "--data-dir", data.toString()).out).containsPattern("_invalid_messages\\s+3\\s+3\\s+3")
+                .containsPattern("contracts\\s+2\\s+1\\s+1").doesNotContain("invoices");
+        assertThat(run("sources", "purge-unconfigured", "--data-dir", data.toString()).out)
+                .contains("0 unconfigured sources, 0 records");
+    }
+
     @Test
     void shouldShowOneRecordByIdOrName() throws Exception {
         Result byName = run("show", "contracts/2026/11/lease.pdf", "--data-dir", data.toString());

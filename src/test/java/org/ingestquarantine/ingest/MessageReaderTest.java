@@ -10,19 +10,47 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Ensures the key of an unreadable message's record (issue 8): under its source only when only the doc_id is invalid
- * and the source is valid, configured and not reserved (then by a digest of the doc_id); otherwise under
+ * and the source is valid, configured and not reserved (then by a digest of the doc_id); otherwise, and for a
+ * readable message of a source not configured or reserved (issue 21), under
  * {@value RecordKey#INVALID_MESSAGES_SOURCE} by the delivery key.
  */
 class MessageReaderTest {
 
     private static final String KEY = "sqs:0f3c";
-    private final MessageReader reader = new MessageReader(Set.of("docs", RecordKey.INVALID_MESSAGES_SOURCE)::contains);
+    private final MessageReader reader = new MessageReader(Set.of("docs", RecordKey.INVALID_MESSAGES_SOURCE, "_anything")::contains);
 
     @Test
-    void shouldKeyAReadableMessageByItsOwnIdentity() {
+    void shouldKeyAReadableMessageOfAConfiguredSourceByItsOwnIdentity() {
         assertThat(reader.keyOf(body("docs", "a/b.pdf"), KEY)).isEqualTo(new RecordKey("docs", "a/b.pdf"));
-        assertThat(reader.keyOf(body("other", "a/b.pdf").getBytes(StandardCharsets.UTF_8), KEY))
-                .isEqualTo(new RecordKey("other", "a/b.pdf"));
+        assertThat(reader.keyOf(body("docs", "a/b.pdf").getBytes(StandardCharsets.UTF_8), KEY))
+                .isEqualTo(new RecordKey("docs", "a/b.pdf"));
+    }
+
+    /**
+     * Sources are configuration, never producer input (issue 21): a valid message naming a source this process
+     * does not configure, or a reserved one, is refused unknown_source / invalid_message and keyed by its delivery
+     * key under the reserved source, never under its own name nor by its own doc_id (which could name a record).
+     */
+    @Test
+    void shouldRefuseAMessageOfAnUnconfiguredOrReservedSourceUnderTheReservedSourceByItsDeliveryKey() {
+        RecordKey unreadable = new RecordKey(RecordKey.INVALID_MESSAGES_SOURCE, KEY);
+        assertThat(reader.keyOf(body("other", "a/b.pdf").getBytes(StandardCharsets.UTF_8), KEY)).isEqualTo(unreadable);
+        assertThat(reader.keyOf(body(RecordKey.INVALID_MESSAGES_SOURCE, "sqs:an-existing-record"), KEY))
+                .as("the reserved source with another record's doc_id").isEqualTo(unreadable);
+        assertThat(reader.keyOf(body("_anything", "a.pdf"), KEY)).as("any name beginning with _").isEqualTo(unreadable);
+
+        org.apache.camel.Exchange exchange = new org.apache.camel.support.DefaultExchange(
+                new org.apache.camel.impl.DefaultCamelContext());
+        exchange.setProperty(org.ingestquarantine.pipeline.PipelineKeys.DELIVERY_KEY, KEY);
+        exchange.getIn().setBody(body("other", "a/b.pdf"));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> reader.read(exchange))
+                .isInstanceOfSatisfying(org.ingestquarantine.failure.PermanentInputException.class, e -> {
+                    assertThat(e.reasonCode()).isEqualTo("unknown_source");
+                    assertThat(e.getMessage()).doesNotContain("other");
+                });
+        assertThat(exchange.getProperty(org.ingestquarantine.pipeline.PipelineKeys.RECORD_KEY)).isEqualTo(unreadable);
+        assertThat(exchange.getProperty(org.ingestquarantine.pipeline.PipelineKeys.MESSAGE))
+                .as("no message: its record keeps the body, as an unreadable one's").isNull();
     }
 
     /**

@@ -54,6 +54,32 @@ class SourceAccessTest {
                 .isEqualTo(14);
     }
 
+    /**
+     * A file URI under the cap whose path the file system refuses (a name over its bound, a file used as a folder) is
+     * permanent_input/invalid_uri naming the reason, not an unclassified I/O failure; outside the roots, uri_not_allowed.
+     */
+    @Test
+    void shouldRefuseAPathTheFileSystemRefusesAsAnInvalidUri() {
+        for (URI uri : new URI[] {contracts.resolve("a".repeat(3000) + ".pdf").toUri(),
+                contracts.resolve("lease.pdf").resolve("inside.pdf").toUri()}) {
+            assertThatThrownBy(() -> access.check("contracts", uri)).as(uri.toString().substring(0, 60))
+                    .isInstanceOfSatisfying(PermanentInputException.class, e -> {
+                        assertThat(e.reasonCode()).isEqualTo("invalid_uri");
+                        assertThat(e.getMessage()).contains("the file system refuses").hasSizeLessThan(500);
+                    });
+        }
+        assertRefusedUnread("contracts", URI.create("file:///etc/" + "a".repeat(3000)));
+    }
+
+    /** Names beginning with _ are reserved: no configuration may name such a source. */
+    @Test
+    void shouldRefuseToConfigureAReservedSourceName() {
+        Properties p = new Properties();
+        p.setProperty("sources._invalid_messages.file-roots", dir.toString());
+        assertThatThrownBy(() -> SourceAccess.fromProperties(p)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("sources._invalid_messages.file-roots").hasMessageContaining("reserved");
+    }
+
     @Test
     void shouldRefuseEtcPasswd() {
         assertRefusedUnread("contracts", URI.create("file:///etc/passwd"));

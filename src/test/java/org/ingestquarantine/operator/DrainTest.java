@@ -219,7 +219,7 @@ class DrainTest extends PostgresTestBase {
         exchange.setProperty(PipelineKeys.STAGE, "parse");
         exchange.setProperty(PipelineKeys.RECORD_KEY, new RecordKey("web", "page-tree.pdf"));
         Map<String, Object> ingest = new QuarantineRecorder(store, new PipelineVersions(Map.of("http", "test"),
-                OLD_PARSER, "window-test", "test"), new PipelineMetrics(new SimpleMeterRegistry())).evidence(exchange);
+                OLD_PARSER, "window-test", "test"), new PipelineMetrics(new SimpleMeterRegistry(), org.ingestquarantine.metrics.SourceTags.of(java.util.Set.of()))).evidence(exchange);
         String fingerprint = (String) ingest.get("error_fingerprint");
         store.record(FailureEvidence.builder("web", "page-tree.pdf").errorClass(classified.errorClass())
                 .reasonCode(classified.reasonCode()).stage("parse").errorType((String) ingest.get("error_type"))

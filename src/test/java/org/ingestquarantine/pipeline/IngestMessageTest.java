@@ -63,6 +63,86 @@ class IngestMessageTest {
                 });
     }
 
+    /** A record keeps source_version and cursor too: each is bounded by its schema maxLength, at it accepted. */
+    @Test
+    void shouldRefuseASourceVersionOrCursorOverTheSchemasCap() {
+        for (String field : new String[] {"source_version", "cursor"}) {
+            int cap = schemaProperty(field).path("maxLength").asInt();
+            assertThat(cap).as(field + " maxLength").isPositive();
+            String atCap = "\u00e9".repeat(cap);
+            IngestMessage m = IngestMessage.parse(with(field, atCap));
+            assertThat("source_version".equals(field) ? m.sourceVersion() : m.cursor()).isEqualTo(atCap);
+            assertThatThrownBy(() -> IngestMessage.parse(with(field, atCap + "x"))).as(field)
+                    .isInstanceOfSatisfying(PermanentInputException.class, e -> {
+                        assertThat(e.reasonCode()).isEqualTo("invalid_message");
+                        assertThat(e.getMessage()).contains(field).contains("maxLength " + cap).hasSizeLessThan(200);
+                    });
+        }
+    }
+
+    /** ingest_seq is the schema's integer with minimum 0: a negative or fractional one is refused, 1.0 is 1. */
+    @Test
+    void shouldAcceptOnlyAWholeNonNegativeIngestSeq() {
+        assertThat(schemaProperty("ingest_seq").path("minimum").asInt(-1)).isZero();
+        for (String seq : new String[] {"-1", "1.5", "-0.5", "9223372036854775808", "1e300", "\"7\"", "true"}) {
+            assertThatThrownBy(() -> IngestMessage.parse(withRaw("ingest_seq", seq))).as(seq)
+                    .isInstanceOfSatisfying(PermanentInputException.class, e -> {
+                        assertThat(e.reasonCode()).isEqualTo("invalid_message");
+                        assertThat(e.getMessage()).contains("ingest_seq");
+                    });
+        }
+        assertThat(IngestMessage.parse(withRaw("ingest_seq", "0")).ingestSeq()).isZero();
+        assertThat(IngestMessage.parse(withRaw("ingest_seq", "1.0")).ingestSeq()).isEqualTo(1L);
+        assertThat(IngestMessage.parse(withRaw("ingest_seq", "9223372036854775807")).ingestSeq()).isEqualTo(Long.MAX_VALUE);
+        assertThat(IngestMessage.parse(withRaw("ingest_seq", "null")).ingestSeq()).isNull();
+    }
+
+    /** A 100 KB file URI: one clear permanent_input/invalid_message line naming the bound, not unclassified. */
+    @Test
+    void shouldRefuseAHugeFileUriAsAnInvalidMessageNamingTheBound() {
+        int cap = schemaUri().path("maxLength").asInt();
+        String huge = "file:///" + "a/".repeat(50 * 1024);
+        assertThatThrownBy(() -> IngestMessage.parse(withUri(huge)))
+                .isInstanceOfSatisfying(PermanentInputException.class, e -> {
+                    assertThat(e.reasonCode()).isEqualTo("invalid_message");
+                    assertThat(e.getMessage()).contains("maxLength " + cap).hasSizeLessThan(200);
+                    assertThat(ErrorTaxonomy.standard().classify(e).errorClass()).isEqualTo(ErrorClass.PERMANENT_INPUT);
+                });
+    }
+
+    /** Names beginning with _ are reserved (_invalid_messages, _other): no message may name one as its source. */
+    @Test
+    void shouldRefuseAReservedSource() {
+        for (String source : new String[] {RecordKey.INVALID_MESSAGES_SOURCE, RecordKey.OTHER_SOURCES, "_x"}) {
+            assertThatThrownBy(() -> IngestMessage.parse(body(source, "d"))).as(source)
+                    .isInstanceOfSatisfying(InvalidIdentityException.class, e -> {
+                        assertThat(e.field()).isEqualTo("source");
+                        assertThat(e.messageSource()).isNull();
+                        assertThat(e.getMessage()).contains("reserved");
+                    });
+        }
+        assertThat(java.util.regex.Pattern.compile(schemaProperty("source").path("pattern").asText())
+                .matcher("_invalid_messages").matches()).as("the schema's pattern refuses it too").isFalse();
+        assertThat(IngestMessage.parse(body("a_b", "d")).source()).isEqualTo("a_b");
+    }
+
+    private static com.fasterxml.jackson.databind.JsonNode schemaProperty(String field) {
+        try (var in = IngestMessage.class.getResourceAsStream(IngestMessage.SCHEMA_RESOURCE)) {
+            return new ObjectMapper().readTree(in).path("properties").path(field);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private static String with(String field, String value) {
+        return new ObjectMapper().createObjectNode().put("source", "s").put("doc_id", "d").put("uri", "file:///x")
+                .put(field, value).toString();
+    }
+
+    private static String withRaw(String field, String json) {
+        return "{\"source\":\"s\",\"doc_id\":\"d\",\"uri\":\"file:///x\",\"" + field + "\":" + json + "}";
+    }
+
     private static com.fasterxml.jackson.databind.JsonNode schemaUri() {
         try (var in = IngestMessage.class.getResourceAsStream(IngestMessage.SCHEMA_RESOURCE)) {
             return new ObjectMapper().readTree(in).path("properties").path("uri");

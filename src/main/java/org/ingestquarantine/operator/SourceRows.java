@@ -1,0 +1,48 @@
+package org.ingestquarantine.operator;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.SortedSet;
+import java.util.function.UnaryOperator;
+import org.ingestquarantine.pipeline.RecordKey;
+
+/**
+ * Which sources have a row of their own in a per-source answer (coverage, stats), so that the answer is bounded by
+ * configuration: every source an operator named (configured, a total, a root an {@code ingest} recorded) and
+ * {@value RecordKey#INVALID_MESSAGES_SOURCE}; of the others (an older version recorded rows under names producers
+ * chose; {@code sources purge-unconfigured} re-keys them), the first {@code unnamedRows} by name; the rest share
+ * one {@value RecordKey#OTHER_SOURCES} row, their figures summed.
+ */
+final class SourceRows {
+
+    private final Set<String> named;
+    private final int unnamedRows;
+
+    /**
+     * @param named the sources an operator named
+     * @param unnamedRows rows the other sources may have, 0 or more (property {@code operator.unnamed-source-rows})
+     */
+    SourceRows(Set<String> named, int unnamedRows) {
+        if (unnamedRows < 0) {
+            throw new IllegalArgumentException("operator.unnamed-source-rows must be 0 or more, was " + unnamedRows);
+        }
+        this.named = Set.copyOf(named);
+        this.unnamedRows = unnamedRows;
+    }
+
+    /**
+     * @param present the sources with figures, sorted
+     * @return source → the name of its row: its own, or {@value RecordKey#OTHER_SOURCES}
+     */
+    UnaryOperator<String> over(SortedSet<String> present) {
+        Map<String, String> rows = new HashMap<>();
+        int unnamed = 0;
+        for (String source : present) {
+            boolean own = named.contains(source) || RecordKey.INVALID_MESSAGES_SOURCE.equals(source)
+                    || unnamed++ < unnamedRows;
+            rows.put(source, own ? source : RecordKey.OTHER_SOURCES);
+        }
+        return source -> rows.getOrDefault(source, source);
+    }
+}
