@@ -16,8 +16,8 @@ import java.util.Properties;
  * How to reach the database of the process that holds a data folder ({@link DataDirLock}), published by it in
  * {@code <data-dir>/}{@value #FILE} once its embedded PostgreSQL answers, so that operator commands and
  * {@code serve} on that folder connect to it instead of refusing ({@link DataDirClaim}). The file holds the
- * holder's pid, the JDBC URL, the user and the password (empty while the embedded server trusts local
- * connections), is readable by its owner only (mode 600) and is written atomically (a temporary file moved over
+ * holder's pid, the JDBC URL, the application's role and its password (the embedded server asks every
+ * connection for its role's password), is readable by its owner only (mode 600) and is written atomically (a temporary file moved over
  * it), so a reader sees all of it or nothing. Closing removes it; a holder killed with SIGKILL leaves it behind,
  * and readers ignore it then because its pid is no longer the folder's live holder.
  */
