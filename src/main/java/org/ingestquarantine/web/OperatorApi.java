@@ -13,6 +13,7 @@ import java.util.Objects;
 import org.ingestquarantine.db.DatabaseAccessException;
 import org.ingestquarantine.operator.BadOperatorInputException;
 import org.ingestquarantine.operator.Dispositions;
+import org.ingestquarantine.operator.OperatorLabels;
 import org.ingestquarantine.operator.OperatorRegisters;
 import org.ingestquarantine.operator.OperatorService;
 import org.ingestquarantine.operator.SourceCounts;
@@ -224,7 +225,7 @@ public final class OperatorApi implements AutoCloseable {
             return null;
         }
         requireMethod(x, "POST");
-        String source = decode(rest.substring(0, slash), "the source name");
+        String source = name(rest.substring(0, slash), "the source name");
         if (action.equals("count")) {
             return totals.count(source);
         }
@@ -266,9 +267,27 @@ public final class OperatorApi implements AutoCloseable {
         }
     }
 
+    /** @return {@code raw} decoded, printable ({@link #printableOnly}) */
+    private static String name(String raw, String what) {
+        return printableOnly(decode(raw, what), what);
+    }
+
     private static String text(JsonNode body, String field) {
         JsonNode v = body == null ? null : body.get(field);
-        return v == null || v.isNull() ? null : v.asText();
+        return v == null || v.isNull() ? null : printableOnly(v.asText(), "\"" + field + "\"");
+    }
+
+    /**
+     * @return {@code value}
+     * @throws BadOperatorInputException (400) if it holds a control character (a NUL, a newline...): no name,
+     *     fingerprint or label the API takes has one, and PostgreSQL cannot even hold a NUL
+     */
+    private static String printableOnly(String value, String what) {
+        if (!value.equals(OperatorLabels.printable(value))) {
+            throw new BadOperatorInputException(what + " holds a control character (e.g. %00 or a newline); names,"
+                    + " fingerprints and labels are printable text");
+        }
+        return value;
     }
 
     private static Integer integer(String value, String name) {
@@ -302,8 +321,8 @@ public final class OperatorApi implements AutoCloseable {
         for (String pair : raw.split("&")) {
             int eq = pair.indexOf('=');
             if (eq > 0) {
-                q.put(decode(pair.substring(0, eq), "a query parameter's name"),
-                        decode(pair.substring(eq + 1), "a query parameter's value"));
+                String key = name(pair.substring(0, eq), "a query parameter's name");
+                q.put(key, name(pair.substring(eq + 1), "query parameter " + key));
             }
         }
         return q;

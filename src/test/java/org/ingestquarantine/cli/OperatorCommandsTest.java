@@ -304,6 +304,22 @@ class OperatorCommandsTest extends PostgresTestBase {
                 .containsPattern("invoices\\s+3\\s+3\\s+0\\s+0\\s+0\\s+0\\s+3\\s+0");
     }
 
+    /** An owner too long for the store's summary key, or with control characters, is bad input, not an outage. */
+    @Test
+    void shouldRefuseAnOverlongOrUnprintableOwnerAsBadInput() throws Exception {
+        long before = rows();
+        for (String owner : new String[] {"o".repeat(3000), "team\u001b[31mred", "a\nb"}) {
+            Result r = run("dispose", "--fingerprint", "fp-not-pdf", "--unindexable", "--reason", "x", "--owner", owner,
+                    "--data-dir", data.toString());
+            assertThat(r.code).as(r.err).isEqualTo(2);
+            assertThat(r.err.strip()).startsWith("dispose: --owner ").doesNotContain("PostgreSQL").doesNotContain("\n")
+                    .doesNotContain("\u001b").doesNotContain("ooooo");
+        }
+        assertThat(run("dispose", "--fingerprint", "fp-not-pdf", "--unindexable", "--reason", "r".repeat(201), "--owner",
+                "team", "--data-dir", data.toString()).err).contains("--reason is 201 characters long; give at most 200");
+        assertThat(rows()).isEqualTo(before);
+    }
+
     @Test
     void shouldDrainFromTheSourceFolder() throws Exception {
         Path folder = Files.createDirectories(data.resolve("invoices"));

@@ -252,6 +252,24 @@ class OperatorApiTest extends PostgresTestBase {
         assertThat(get("/api/dispose", TOKEN).statusCode()).isEqualTo(405);
     }
 
+    /** A NUL or another control character in a name, an overlong owner: 400 saying so, never a database outage. */
+    @Test
+    void shouldRefuseUnprintableOrOverlongInputWith400() throws Exception {
+        for (String route : new String[] {"/api/stats?source=%00", "/api/cohorts?source=a%0Ab", "/api/records?fingerprint=f%00"}) {
+            HttpResponse<String> r = get(route, TOKEN);
+            assertThat(r.statusCode()).as(route).isEqualTo(400);
+            assertThat(JSON.readTree(r.body()).get("error").asText()).as(route).contains("holds a control character");
+        }
+        for (String body : new String[] {"{\"fingerprint\": \"fp-1\", \"reason\": \"x\", \"owner\": \"" + "o".repeat(3000) + "\"}",
+                "{\"fingerprint\": \"fp-1\", \"reason\": \"x\", \"owner\": \"te\\u0007am\"}",
+                "{\"fingerprint\": \"fp\\u0000\", \"reason\": \"x\", \"owner\": \"team\"}"}) {
+            HttpResponse<String> r = post("/api/dispose", body, TOKEN);
+            assertThat(r.statusCode()).as(body.substring(0, 40)).isEqualTo(400);
+            assertThat(r.body()).doesNotContain("ooooo").doesNotContain("\u0007");
+        }
+        assertThat(JSON.readTree(get("/api/unindexable", TOKEN).body()).get("cohorts")).as("nothing disposed").isEmpty();
+    }
+
     /** A malformed record reference is the caller's mistake: 400 with one JSON line saying what is wrong. */
     @Test
     void shouldRefuseAMalformedRecordReferenceWith400AndAJsonError() throws Exception {
