@@ -3,14 +3,12 @@ package org.ingestquarantine.app;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.UncheckedIOException;
-import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Optional;
 import java.util.Properties;
+import org.ingestquarantine.db.OwnerOnlyFiles;
 
 /**
  * How to reach the database of the process that holds a data folder ({@link DataDirLock}), published by it in
@@ -65,27 +63,8 @@ public final class HolderDatabase implements AutoCloseable {
         p.setProperty("jdbc-url", jdbcUrl);
         p.setProperty("user", user);
         p.setProperty("password", password);
-        try {
-            Path tmp = ownerOnly(Files.createTempFile(dataDir, FILE, ".tmp"));
-            try {
-                try (Writer w = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
-                    p.store(w, "the database of the ingest-quarantine process holding this data folder");
-                }
-                Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } finally {
-                Files.deleteIfExists(tmp);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage(), e);
-        }
+        OwnerOnlyFiles.writeProperties(file, p, "the database of the ingest-quarantine process holding this data folder");
         return new HolderDatabase(file);
-    }
-
-    private static Path ownerOnly(Path file) throws IOException {
-        if (file.getFileSystem().supportedFileAttributeViews().contains("posix")) {
-            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
-        }
-        return file;
     }
 
     /**

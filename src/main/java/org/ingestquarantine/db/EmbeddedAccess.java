@@ -82,7 +82,7 @@ final class EmbeddedAccess {
      */
     static void writeHba(Path dataDirectory) throws IOException {
         Path hba = dataDirectory.resolve("pg_hba.conf");
-        Path tmp = EmbeddedCredentials.ownerOnly(Files.createTempFile(dataDirectory, ".pg_hba", ".tmp"));
+        Path tmp = OwnerOnlyFiles.ownerOnly(Files.createTempFile(dataDirectory, ".pg_hba", ".tmp"));
         try {
             Files.writeString(tmp, HBA, StandardCharsets.UTF_8);
             Files.move(tmp, hba, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);

@@ -3,13 +3,10 @@ package org.ingestquarantine.db;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.UncheckedIOException;
-import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.Optional;
@@ -72,30 +69,8 @@ public record EmbeddedCredentials(String superuserPassword, String appPassword) 
         Properties p = new Properties();
         p.setProperty("superuser-password", superuserPassword);
         p.setProperty("app-password", appPassword);
-        try {
-            Path tmp = ownerOnly(Files.createTempFile(file.getParent(), "." + file.getFileName(), ".tmp"));
-            try {
-                try (Writer w = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
-                    p.store(w, "the embedded PostgreSQL's passwords (db/EmbeddedCredentials); keep this file private");
-                }
-                Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } finally {
-                Files.deleteIfExists(tmp);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage(), e);
-        }
-    }
-
-    /**
-     * @param file a file just created
-     * @return it, readable and writable by its owner only
-     */
-    static Path ownerOnly(Path file) throws IOException {
-        if (file.getFileSystem().supportedFileAttributeViews().contains("posix")) {
-            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
-        }
-        return file;
+        OwnerOnlyFiles.writeProperties(file, p, "the embedded PostgreSQL's passwords (db/EmbeddedCredentials); keep"
+                + " this file private");
     }
 
     @Override

@@ -137,7 +137,7 @@ public final class EmbeddedPostgresService implements AutoCloseable {
                     .setServerConfig("password_encryption", "scram-sha-256")
                     .setConnectConfig("password", credentials.superuserPassword()); // zonky's readiness probe
             if (fresh) { // initdb's options, after zonky's "-A trust", so they win: no moment of trust
-                passwordFile = EmbeddedCredentials.ownerOnly(Files.createTempFile(dataDirectory.getParent(),
+                passwordFile = OwnerOnlyFiles.ownerOnly(Files.createTempFile(dataDirectory.getParent(),
                         ".iq-initdb", ".tmp"));
                 Files.writeString(passwordFile, credentials.superuserPassword() + "\n");
                 builder.setLocaleConfig("auth", "scram-sha-256").setLocaleConfig("pwfile", passwordFile.toString());

@@ -32,17 +32,13 @@ import java.util.function.Function;
  */
 final class OperatorHttpServer implements AutoCloseable {
 
-    private final EventLoopGroup acceptor;
-    private final EventLoopGroup io;
-    private final EventExecutorGroup answerers;
+    /** The accepting and I/O threads, then the answering ones: stopped in this order. */
+    private final EventExecutorGroup[] threads;
     private final Channel channel;
     private final ChannelGroup connections;
 
-    private OperatorHttpServer(EventLoopGroup acceptor, EventLoopGroup io, EventExecutorGroup answerers,
-                               Channel channel, ChannelGroup connections) {
-        this.acceptor = acceptor;
-        this.io = io;
-        this.answerers = answerers;
+    private OperatorHttpServer(EventExecutorGroup[] threads, Channel channel, ChannelGroup connections) {
+        this.threads = threads;
         this.channel = channel;
         this.connections = connections;
     }
@@ -85,7 +81,7 @@ final class OperatorHttpServer implements AutoCloseable {
             Throwable cause = bound.cause();
             throw cause instanceof IOException e ? e : new IOException(cause.getMessage(), cause);
         }
-        return new OperatorHttpServer(acceptor, io, answerers, bound.channel(), connections);
+        return new OperatorHttpServer(new EventExecutorGroup[] {acceptor, io, answerers}, bound.channel(), connections);
     }
 
     /** @return the bound port */
@@ -98,8 +94,8 @@ final class OperatorHttpServer implements AutoCloseable {
     public void close() {
         channel.close().awaitUninterruptibly();
         connections.close().awaitUninterruptibly(1, TimeUnit.SECONDS);
-        shutDown(acceptor, io);
-        shutDown(answerers); // last: the I/O thread hands it the connections' last events
+        shutDown(threads[0], threads[1]);
+        shutDown(threads[2]); // last: the I/O thread hands it the connections' last events
     }
 
     private static void shutDown(EventExecutorGroup... groups) {
