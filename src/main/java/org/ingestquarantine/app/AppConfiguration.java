@@ -88,6 +88,7 @@ import org.ingestquarantine.quarantine.PayloadStores;
 import org.ingestquarantine.quarantine.QuarantineQueries;
 import org.ingestquarantine.quarantine.QuarantineRecorder;
 import org.ingestquarantine.quarantine.QuarantineStore;
+import org.ingestquarantine.web.ApiLimits;
 import org.ingestquarantine.web.OperatorApi;
 import org.slf4j.LoggerFactory;
 
@@ -314,7 +315,7 @@ public final class AppConfiguration implements CamelConfiguration {
                 (int) settings.requiredNumber("operator.api-port"));
         try {
             OperatorApi api = OperatorApi.start(address, backend, token.get(),
-                    Duration.ofDays(settings.requiredNumber("operator.retention-age-days")));
+                    Duration.ofDays(settings.requiredNumber("operator.retention-age-days")), ApiLimits.from(settings));
             started.push(api);
             registry.bind(OPERATOR_PAGE_URL, "http://" + address.getHostString() + ":" + api.port() + "/");
         } catch (java.io.IOException e) {

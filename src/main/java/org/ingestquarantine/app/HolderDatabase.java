@@ -3,21 +3,19 @@ package org.ingestquarantine.app;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.UncheckedIOException;
-import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Optional;
 import java.util.Properties;
+import org.ingestquarantine.db.OwnerOnlyFiles;
 
 /**
  * How to reach the database of the process that holds a data folder ({@link DataDirLock}), published by it in
  * {@code <data-dir>/}{@value #FILE} once its embedded PostgreSQL answers, so that operator commands and
  * {@code serve} on that folder connect to it instead of refusing ({@link DataDirClaim}). The file holds the
- * holder's pid, the JDBC URL, the user and the password (empty while the embedded server trusts local
- * connections), is readable by its owner only (mode 600) and is written atomically (a temporary file moved over
+ * holder's pid, the JDBC URL, the application's role and its password (the embedded server asks every
+ * connection for its role's password), is readable by its owner only (mode 600) and is written atomically (a temporary file moved over
  * it), so a reader sees all of it or nothing. Closing removes it; a holder killed with SIGKILL leaves it behind,
  * and readers ignore it then because its pid is no longer the folder's live holder.
  */
@@ -65,27 +63,8 @@ public final class HolderDatabase implements AutoCloseable {
         p.setProperty("jdbc-url", jdbcUrl);
         p.setProperty("user", user);
         p.setProperty("password", password);
-        try {
-            Path tmp = ownerOnly(Files.createTempFile(dataDir, FILE, ".tmp"));
-            try {
-                try (Writer w = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
-                    p.store(w, "the database of the ingest-quarantine process holding this data folder");
-                }
-                Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } finally {
-                Files.deleteIfExists(tmp);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage(), e);
-        }
+        OwnerOnlyFiles.writeProperties(file, p, "the database of the ingest-quarantine process holding this data folder");
         return new HolderDatabase(file);
-    }
-
-    private static Path ownerOnly(Path file) throws IOException {
-        if (file.getFileSystem().supportedFileAttributeViews().contains("posix")) {
-            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
-        }
-        return file;
     }
 
     /**

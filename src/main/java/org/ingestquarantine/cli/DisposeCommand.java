@@ -3,6 +3,7 @@ package org.ingestquarantine.cli;
 import java.io.PrintWriter;
 import java.util.Map;
 import org.ingestquarantine.app.OperatorRuntime;
+import org.ingestquarantine.operator.OperatorLabels;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -32,8 +33,8 @@ final class DisposeCommand extends OperatorCommand {
     int execute(OperatorRuntime runtime, PrintWriter out) {
         int moved = runtime.dispositions().disposeUnindexable(fingerprint, parserVersion, reason, owner);
         print(out, Map.of("unindexable", moved, "fingerprint", fingerprint, "reason_code", reason, "owner", owner),
-                moved + " records of fingerprint " + fingerprint + " moved to unindexable (" + reason + ", owner "
-                        + owner + ")");
+                moved + " records of fingerprint " + OperatorLabels.printable(fingerprint) + " moved to unindexable ("
+                        + reason + ", owner " + owner + ")"); // both printable: checked by disposeUnindexable
         return 0;
     }
 }

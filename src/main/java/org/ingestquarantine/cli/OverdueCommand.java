@@ -3,6 +3,7 @@ package org.ingestquarantine.cli;
 import java.io.PrintWriter;
 import java.time.Duration;
 import org.ingestquarantine.app.OperatorRuntime;
+import org.ingestquarantine.operator.OperatorLabels;
 import org.ingestquarantine.operator.OverdueCohort;
 import org.ingestquarantine.operator.OverdueReport;
 import org.ingestquarantine.operator.OwnerOverdue;
@@ -37,7 +38,7 @@ final class OverdueCommand extends OperatorCommand {
         b.append(report.documents()).append(" open records first seen before ").append(time(report.firstSeenBefore()))
                 .append(" (").append(age(age)).append(" ago)").append(System.lineSeparator());
         for (OwnerOverdue o : report.owners()) {
-            b.append(System.lineSeparator()).append(o.owner()).append(": ").append(o.documents())
+            b.append(System.lineSeparator()).append(OperatorLabels.printable(o.owner())).append(": ").append(o.documents())
                     .append(" records, oldest first seen ").append(time(o.oldestFirstSeen())).append(System.lineSeparator());
             Table t = new Table("  source", "error_class", "fingerprint", "documents", "oldest_first_seen");
             for (OverdueCohort c : o.cohorts()) {

@@ -5,6 +5,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import org.ingestquarantine.app.OperatorRuntime;
+import org.ingestquarantine.web.ApiLimits;
 import org.ingestquarantine.web.OperatorApi;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -34,7 +35,7 @@ final class ServeCommand extends OperatorCommand {
         runtime.holder().ifPresent(holder -> holder.onExit().thenRun(stop::countDown));
         try (OperatorApi api = OperatorApi.start(address, new OperatorApi.Backend(runtime.service(),
                         runtime.dispositions(), runtime.registers(), runtime.sourceCounts()), settings.find("operator.api-token").orElse(null),
-                Duration.ofDays(settings.requiredNumber("operator.retention-age-days")))) {
+                Duration.ofDays(settings.requiredNumber("operator.retention-age-days")), ApiLimits.from(settings))) {
             out.println("serving the operator page on http://" + address.getHostString() + ":" + api.port()
                     + "/ and its API under /api/ (SIGTERM or Ctrl-C stops)");
             out.flush();

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Optional;
 
 /**
  * A real PostgreSQL server (zonky embedded binaries) run as a child process, its data kept in a folder.
@@ -14,8 +15,14 @@ import java.nio.file.Path;
  * folder, so a {@link Database} pool built on {@link #jdbcUrl()} reconnects by itself; tests use this to
  * stop the database mid-run.
  *
- * <p>Defaults: folder {@link #DEFAULT_DATA_DIRECTORY}, a free port chosen at the first start, user
- * {@value #USER}, database {@value #DATABASE}, local trust authentication (the password is ignored).
+ * <p>Defaults: folder {@link #DEFAULT_DATA_DIRECTORY}, a free port chosen at the first start, database
+ * {@value #DATABASE}. Access ({@link EmbeddedAccess}): every connection, over loopback TCP or the Unix socket,
+ * proves its role's password (scram-sha-256); the application connects as {@value #USER}, no superuser, owner of
+ * the database and all in it, with the password {@link #password()} (both passwords generated at the folder's first
+ * start into {@value EmbeddedCredentials#FILE} in it, mode 600: {@link EmbeddedCredentials}). So another user of
+ * the machine cannot connect. A folder made before passwords (its {@code pg_hba.conf} trusting every local
+ * connection) is secured at its next start: the role made and given everything, the passwords set, then the
+ * {@code pg_hba.conf} above written and re-read.
  * Commits are durable: {@code synchronous_commit=on} and {@code fsync=on}, overriding zonky's test defaults
  * (it starts the server with {@code -F}, fsync off), so a committed outcome, after which the broker's message is
  * acknowledged, survives a crash of the server AND of the machine (power loss), not only the former. The cost is
@@ -42,8 +49,10 @@ public final class EmbeddedPostgresService implements AutoCloseable {
         return applicationDataDir.resolve(FOLDER_IN_DATA_DIR);
     }
 
-    /** Superuser created by initdb. */
-    public static final String USER = "postgres";
+    /** Superuser created by initdb; only this class connects as it, to set up access. */
+    public static final String SUPERUSER = "postgres";
+    /** The application's role: no superuser, owner of {@value #DATABASE}. */
+    public static final String USER = "ingest_quarantine";
     /** Database the pipeline uses. */
     public static final String DATABASE = "postgres";
 
@@ -51,6 +60,7 @@ public final class EmbeddedPostgresService implements AutoCloseable {
     private final boolean stopOnJvmExit;
     private int port;
     private EmbeddedPostgres server;
+    private EmbeddedCredentials credentials;
 
     private EmbeddedPostgresService(Path dataDirectory, int port, boolean stopOnJvmExit) {
         this.dataDirectory = dataDirectory.toAbsolutePath();
@@ -104,14 +114,34 @@ public final class EmbeddedPostgresService implements AutoCloseable {
         if (server != null) {
             return;
         }
+        Path passwordFile = null;
         try {
             Files.createDirectories(dataDirectory);
             stopLeftover();
+            Path saved = dataDirectory.resolve(EmbeddedCredentials.FILE);
+            boolean fresh = !Files.exists(dataDirectory.resolve("postgresql.conf")); // zonky's test for initdb
+            Optional<EmbeddedCredentials> kept = fresh ? Optional.empty() : EmbeddedCredentials.read(saved);
+            if (kept.isPresent() && !EmbeddedAccess.hbaWritten(dataDirectory)) {
+                EmbeddedAccess.writeHba(dataDirectory); // read by the server as it starts
+            }
+            credentials = kept.or(() -> fresh ? Optional.empty() : EmbeddedCredentials.read(pendingFile()))
+                    .orElseGet(EmbeddedCredentials::generate);
+            if (kept.isEmpty()) {
+                credentials.write(pendingFile()); // a crash before they are saved in the folder does not lose them
+            }
             EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
                     .setDataDirectory(dataDirectory)
                     .setCleanDataDirectory(false)
                     .setServerConfig("synchronous_commit", "on")
-                    .setServerConfig("fsync", "on");  // after zonky's -F on the command line, so it wins
+                    .setServerConfig("fsync", "on")  // after zonky's -F on the command line, so it wins
+                    .setServerConfig("password_encryption", "scram-sha-256")
+                    .setConnectConfig("password", credentials.superuserPassword()); // zonky's readiness probe
+            if (fresh) { // initdb's options, after zonky's "-A trust", so they win: no moment of trust
+                passwordFile = OwnerOnlyFiles.ownerOnly(Files.createTempFile(dataDirectory.getParent(),
+                        ".iq-initdb", ".tmp"));
+                Files.writeString(passwordFile, credentials.superuserPassword() + "\n");
+                builder.setLocaleConfig("auth", "scram-sha-256").setLocaleConfig("pwfile", passwordFile.toString());
+            }
             if (port != 0) {
                 builder.setPort(port);
             }
@@ -120,10 +150,40 @@ public final class EmbeddedPostgresService implements AutoCloseable {
             if (!stopOnJvmExit) {
                 exitHookClosed(server).set(true);
             }
-        } catch (IOException e) {
+            if (kept.isEmpty()) {
+                secure(saved);
+            }
+        } catch (IOException | java.sql.SQLException e) {
             throw new UncheckedIOException("embedded PostgreSQL did not start in " + dataDirectory
-                    + (port == 0 ? "" : " on port " + port) + ": " + e.getMessage(), e);
+                    + (port == 0 ? "" : " on port " + port) + ": " + e.getMessage(),
+                    e instanceof IOException io ? io : new IOException(e));
+        } finally {
+            if (passwordFile != null) {
+                try {
+                    Files.deleteIfExists(passwordFile);
+                } catch (IOException ignored) {
+                    // a temporary file of the owner's only
+                }
+            }
         }
+    }
+
+    /**
+     * A new folder, or one made before passwords: sets up the roles on the running server, then saves the passwords
+     * in the folder, then writes and re-reads its {@code pg_hba.conf}, in that order, so that a crash at any step
+     * is finished by the next start.
+     */
+    private void secure(Path saved) throws IOException, java.sql.SQLException {
+        EmbeddedAccess.setUpRoles(port, credentials);
+        credentials.write(saved);
+        EmbeddedAccess.writeHba(dataDirectory);
+        EmbeddedAccess.reload(port, credentials);
+        Files.deleteIfExists(pendingFile());
+    }
+
+    /** @return where the passwords wait, beside the folder, until the folder is set up to keep them */
+    private Path pendingFile() {
+        return dataDirectory.resolveSibling("." + dataDirectory.getFileName() + "." + EmbeddedCredentials.FILE);
     }
 
     /**
@@ -216,14 +276,14 @@ public final class EmbeddedPostgresService implements AutoCloseable {
         return "jdbc:postgresql://localhost:" + port + "/" + DATABASE;
     }
 
-    /** @return the database user, {@value #USER} */
+    /** @return the application's database role, {@value #USER} */
     public String user() {
         return USER;
     }
 
-    /** @return a password to hand to a client; the embedded server trusts local connections and ignores it */
+    /** @return its password ({@value EmbeddedCredentials#FILE} in the folder) */
     public String password() {
-        return "";
+        return credentials.appPassword();
     }
 
     /** @return the TCP port the server listens on */

@@ -59,13 +59,14 @@ public final class Dispositions {
      * @param reasonCode why they cannot be indexed, e.g. {@code vendor_format}; not blank
      * @param owner the team that owns the decision; not blank
      * @return records moved, at least 1
-     * @throws BadOperatorInputException if reason or owner is blank, or no open record has that fingerprint
+     * @throws BadOperatorInputException if reason or owner is blank, over {@link OperatorLabels#MAX_CHARS} characters
+     *     or holds a control character, or no open record has that fingerprint
      *     (and parser version); nothing was changed
      */
     public int disposeUnindexable(String fingerprint, String parserVersion, String reasonCode, String owner) {
         requireText(fingerprint, "--fingerprint");
-        requireText(reasonCode, "--reason");
-        requireText(owner, "--owner");
+        OperatorLabels.require(reasonCode, "--reason");
+        OperatorLabels.require(owner, "--owner");
         String sql = "UPDATE quarantine SET disposition = 'unindexable', closed_at = ?, reason_code = ?, owner = ?"
                 + " WHERE disposition = 'open' AND error_fingerprint = ?"
                 + (parserVersion == null ? "" : " AND parser_version = ?");

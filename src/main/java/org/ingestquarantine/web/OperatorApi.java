@@ -1,11 +1,7 @@
 package org.ingestquarantine.web;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
@@ -14,11 +10,10 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import org.ingestquarantine.db.DatabaseAccessException;
 import org.ingestquarantine.operator.BadOperatorInputException;
 import org.ingestquarantine.operator.Dispositions;
+import org.ingestquarantine.operator.OperatorLabels;
 import org.ingestquarantine.operator.OperatorRegisters;
 import org.ingestquarantine.operator.OperatorService;
 import org.ingestquarantine.operator.SourceCounts;
@@ -26,8 +21,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The operator's HTTP JSON API over the same service layer as the commands (JDK HTTP server), and the operator
- * page over it ({@link OperatorPage}, at {@code /}). Every {@code /api/} request needs
+ * The operator's HTTP JSON API over the same service layer as the commands ({@link OperatorHttpServer}: slow
+ * clients hold no thread, header and body have deadlines, connections are capped), and the operator page over it
+ * ({@link OperatorPage}, at {@code /}). Every {@code /api/} request needs
  * {@code Authorization: Bearer <token>} (401 without it); the page's static files need none and hold no data.
  * Routes, answers as the commands' {@code --json}:
  * <ul>
@@ -63,8 +59,7 @@ public final class OperatorApi implements AutoCloseable {
     /** {@code counted_by} of a total stated through the API without a {@code stated_by}. */
     public static final String STATED_BY = "api";
 
-    private final HttpServer server;
-    private final ExecutorService executor;
+    private final OperatorHttpServer server;
     private final OperatorService service;
     private final Dispositions dispositions;
     private final OperatorRegisters registers;
@@ -91,23 +86,16 @@ public final class OperatorApi implements AutoCloseable {
         }
     }
 
-    private OperatorApi(HttpServer server, Backend backend, String token, Duration defaultOverdueAge) {
-        this.server = server;
+    private OperatorApi(InetSocketAddress address, ApiLimits limits, Backend backend, String token,
+                        Duration defaultOverdueAge) throws IOException {
         this.service = backend.service();
         this.dispositions = backend.dispositions();
         this.registers = backend.registers();
         this.totals = backend.totals();
         this.token = token.getBytes(StandardCharsets.UTF_8);
         this.defaultOverdueAge = defaultOverdueAge;
-        this.executor = Executors.newFixedThreadPool(2, r -> {
-            Thread t = new Thread(r, "operator-api");
-            t.setDaemon(true);
-            return t;
-        });
-        server.setExecutor(executor);
-        server.createContext("/api/", this::handle);
-        server.createContext("/", OperatorPage::handle);
-        server.start();
+        this.server = OperatorHttpServer.start(address, limits,
+                ask -> ask.rawPath().startsWith("/api/") ? handle(ask) : OperatorPage.handle(ask));
     }
 
     /**
@@ -115,33 +103,41 @@ public final class OperatorApi implements AutoCloseable {
      *
      * @param address where to listen; loopback unless the operator chose otherwise ({@code operator.api-host})
      * @param backend the questions, actions and registers
-     * @param token the bearer token every request must carry ({@code operator.api-token}); not blank
+     * @param token the bearer token every request must carry ({@code operator.api-token}); at least
+     *     {@link ApiLimits#minTokenChars()} characters
      * @param defaultOverdueAge retention age when {@code /api/overdue} names none
+     * @param limits the server's deadlines and bounds, and the token's least length
      * @return the running API; close it to stop
-     * @throws IllegalStateException if the token is blank
+     * @throws IllegalStateException if the token is blank or too short
      * @throws IOException if the address cannot be bound
      */
     public static OperatorApi start(InetSocketAddress address, Backend backend, String token,
-                                    Duration defaultOverdueAge) throws IOException {
+                                    Duration defaultOverdueAge, ApiLimits limits) throws IOException {
         if (token == null || token.isBlank()) {
             throw new IllegalStateException("operator.api-token is not set; set it (e.g. IQ_JAVA_OPTS="
                     + "-Doperator.api-token=...) so that the API can refuse requests without it");
         }
-        return new OperatorApi(HttpServer.create(address, 0), Objects.requireNonNull(backend, "backend"), token.trim(),
+        if (token.trim().length() < limits.minTokenChars()) {
+            throw new IllegalStateException("operator.api-token is too short (" + token.trim().length()
+                    + " characters); set one of at least " + limits.minTokenChars() + " (operator.api-token-min-chars),"
+                    + " e.g. from 'openssl rand -hex 24'");
+        }
+        return new OperatorApi(address, limits, Objects.requireNonNull(backend, "backend"), token.trim(),
                 Objects.requireNonNull(defaultOverdueAge, "defaultOverdueAge"));
     }
 
     /** @return the bound port */
     public int port() {
-        return server.getAddress().getPort();
+        return server.port();
     }
 
-    private void handle(HttpExchange x) throws IOException {
+    private HttpAnswer handle(HttpAsk x) {
         int status;
         Object body;
+        Map<String, String> headers = Map.of();
         try {
             if (!authorised(x)) {
-                x.getResponseHeaders().set("WWW-Authenticate", "Bearer");
+                headers = Map.of("WWW-Authenticate", "Bearer");
                 status = 401;
                 body = Map.of("error", "missing or wrong bearer token");
             } else {
@@ -169,22 +165,20 @@ public final class OperatorApi implements AutoCloseable {
         } catch (RuntimeException e) {
             status = 500;
             body = Map.of("error", e.getClass().getSimpleName());
-            LOG.warn("operator API {} {} failed: {}", x.getRequestMethod(), x.getRequestURI().getRawPath(),
-                    e.getClass().getName());
+            LOG.warn("operator API {} {} failed: {}", x.method(), routeOf(x), e.getClass().getName());
         }
         byte[] bytes = OperatorJson.write(body).getBytes(StandardCharsets.UTF_8);
-        x.getResponseHeaders().set("Content-Type", "application/json");
-        x.getResponseHeaders().set("Cache-Control", "no-store");
-        x.sendResponseHeaders(status, bytes.length);
-        try (OutputStream out = x.getResponseBody()) {
-            out.write(bytes);
-        }
-        LOG.info("operator API {} {} -> {}", x.getRequestMethod(),
-                x.getRequestURI().getRawPath().replaceFirst("^(/api/[^/]*).*$", "$1"), status);
+        LOG.info("operator API {} {} -> {}", x.method(), routeOf(x), status);
+        return new HttpAnswer(status, "application/json", bytes, headers);
     }
 
-    private boolean authorised(HttpExchange x) {
-        String header = x.getRequestHeaders().getFirst("Authorization");
+    /** @return the request's route without what follows it (record names, source names: they may name documents) */
+    private static String routeOf(HttpAsk x) {
+        return x.rawPath().replaceFirst("^(/api/[^/]*).*$", "$1");
+    }
+
+    private boolean authorised(HttpAsk x) {
+        String header = x.header().apply("Authorization");
         // the scheme's name is case-insensitive (RFC 9110 §11.1): "bearer" is "Bearer"
         if (header == null || !header.regionMatches(true, 0, "Bearer ", 0, "Bearer ".length())) {
             return false;
@@ -192,9 +186,9 @@ public final class OperatorApi implements AutoCloseable {
         return MessageDigest.isEqual(token, header.substring("Bearer ".length()).trim().getBytes(StandardCharsets.UTF_8));
     }
 
-    private Object route(HttpExchange x) throws IOException {
-        String path = x.getRequestURI().getRawPath().substring("/api/".length());
-        Map<String, String> q = query(x.getRequestURI().getRawQuery());
+    private Object route(HttpAsk x) {
+        String path = x.rawPath().substring("/api/".length());
+        Map<String, String> q = query(x.rawQuery());
         if (path.equals("dispose")) {
             requireMethod(x, "POST");
             JsonNode body = body(x);
@@ -224,14 +218,14 @@ public final class OperatorApi implements AutoCloseable {
     }
 
     /** {@code POST /api/sources/<source>/count} and {@code .../total}; null (404) for any other path. */
-    private Object sources(HttpExchange x, String rest) throws IOException {
+    private Object sources(HttpAsk x, String rest) {
         int slash = rest.lastIndexOf('/');
         String action = slash < 0 ? "" : rest.substring(slash + 1);
         if (slash <= 0 || !action.equals("count") && !action.equals("total")) {
             return null;
         }
         requireMethod(x, "POST");
-        String source = decode(rest.substring(0, slash), "the source name");
+        String source = name(rest.substring(0, slash), "the source name");
         if (action.equals("count")) {
             return totals.count(source);
         }
@@ -244,9 +238,9 @@ public final class OperatorApi implements AutoCloseable {
         return totals.state(source, documents.asLong(), by == null ? STATED_BY : STATED_BY + ":" + by);
     }
 
-    private static JsonNode body(HttpExchange x) {
-        try (InputStream in = x.getRequestBody()) {
-            return OperatorJson.MAPPER.readTree(in);
+    private static JsonNode body(HttpAsk x) {
+        try {
+            return OperatorJson.MAPPER.readTree(x.body());
         } catch (IOException e) {
             throw new BadOperatorInputException("the body is not JSON");
         }
@@ -273,9 +267,27 @@ public final class OperatorApi implements AutoCloseable {
         }
     }
 
+    /** @return {@code raw} decoded, printable ({@link #printableOnly}) */
+    private static String name(String raw, String what) {
+        return printableOnly(decode(raw, what), what);
+    }
+
     private static String text(JsonNode body, String field) {
         JsonNode v = body == null ? null : body.get(field);
-        return v == null || v.isNull() ? null : v.asText();
+        return v == null || v.isNull() ? null : printableOnly(v.asText(), "\"" + field + "\"");
+    }
+
+    /**
+     * @return {@code value}
+     * @throws BadOperatorInputException (400) if it holds a control character (a NUL, a newline...): no name,
+     *     fingerprint or label the API takes has one, and PostgreSQL cannot even hold a NUL
+     */
+    private static String printableOnly(String value, String what) {
+        if (!value.equals(OperatorLabels.printable(value))) {
+            throw new BadOperatorInputException(what + " holds a control character (e.g. %00 or a newline); names,"
+                    + " fingerprints and labels are printable text");
+        }
+        return value;
     }
 
     private static Integer integer(String value, String name) {
@@ -289,9 +301,9 @@ public final class OperatorApi implements AutoCloseable {
         }
     }
 
-    private static void requireMethod(HttpExchange x, String method) {
-        if (!method.equals(x.getRequestMethod())) {
-            throw new MethodNotAllowed(x.getRequestMethod() + " is not allowed here; use " + method);
+    private static void requireMethod(HttpAsk x, String method) {
+        if (!method.equals(x.method())) {
+            throw new MethodNotAllowed(x.method() + " is not allowed here; use " + method);
         }
     }
 
@@ -309,8 +321,8 @@ public final class OperatorApi implements AutoCloseable {
         for (String pair : raw.split("&")) {
             int eq = pair.indexOf('=');
             if (eq > 0) {
-                q.put(decode(pair.substring(0, eq), "a query parameter's name"),
-                        decode(pair.substring(eq + 1), "a query parameter's value"));
+                String key = name(pair.substring(0, eq), "a query parameter's name");
+                q.put(key, name(pair.substring(eq + 1), "query parameter " + key));
             }
         }
         return q;
@@ -319,7 +331,6 @@ public final class OperatorApi implements AutoCloseable {
     /** Stops accepting requests and waits up to 1 s for those in flight. */
     @Override
     public void close() {
-        server.stop(1);
-        executor.shutdownNow();
+        server.close();
     }
 }

@@ -1,11 +1,8 @@
 package org.ingestquarantine.web;
 
-import com.sun.net.httpserver.HttpExchange;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
 /**
@@ -13,13 +10,9 @@ import java.util.Map;
  * served without a token because they hold no data. The script asks for the bearer token, keeps it in the
  * tab's {@code sessionStorage} (gone when the tab closes) and reads everything from {@code /api/} with it.
  * Answers {@code GET /}, {@code /page.js} and {@code /page.css}; any other path 404, any other method 405.
- * Every answer forbids inline script, framing, other origins and caching ({@value #POLICY}).
+ * Every answer forbids inline script, framing, other origins and caching ({@link SecurityHeaders}).
  */
 final class OperatorPage {
-
-    /** The Content-Security-Policy of every answer: only this origin's own script, style and API. */
-    static final String POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self';"
-            + " img-src 'self'; form-action 'none'; base-uri 'none'; frame-ancestors 'none'";
 
     private static final Map<String, Asset> ASSETS = Map.of(
             "/", Asset.load("index.html", "text/html; charset=utf-8"),
@@ -29,25 +22,15 @@ final class OperatorPage {
     private OperatorPage() {
     }
 
-    static void handle(HttpExchange x) throws IOException {
-        Asset asset = ASSETS.get(x.getRequestURI().getRawPath());
-        int status = asset == null ? 404 : "GET".equals(x.getRequestMethod()) || "HEAD".equals(x.getRequestMethod())
-                ? 200 : 405;
-        byte[] body = status == 200 ? asset.bytes()
-                : (status == 404 ? "not found; the operator page is at /\n" : "use GET\n").getBytes(StandardCharsets.UTF_8);
-        var headers = x.getResponseHeaders();
-        headers.set("Content-Type", status == 200 ? asset.contentType() : "text/plain; charset=utf-8");
-        headers.set("Content-Security-Policy", POLICY);
-        headers.set("X-Content-Type-Options", "nosniff");
-        headers.set("Referrer-Policy", "no-referrer");
-        headers.set("Cache-Control", "no-store");
-        boolean head = "HEAD".equals(x.getRequestMethod());
-        x.sendResponseHeaders(status, head ? -1 : body.length);
-        try (OutputStream out = x.getResponseBody()) {
-            if (!head) {
-                out.write(body);
-            }
+    static HttpAnswer handle(HttpAsk x) {
+        Asset asset = ASSETS.get(x.rawPath());
+        if (asset == null) {
+            return HttpAnswer.text(404, "not found; the operator page is at /");
         }
+        if (!"GET".equals(x.method()) && !"HEAD".equals(x.method())) {
+            return HttpAnswer.text(405, "use GET");
+        }
+        return new HttpAnswer(200, asset.contentType(), asset.bytes(), Map.of());
     }
 
     private record Asset(byte[] bytes, String contentType) {

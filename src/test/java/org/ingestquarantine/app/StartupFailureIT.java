@@ -27,7 +27,7 @@ class StartupFailureIT {
     void shouldStopWhatItStartedWhenStartUpFailsMidway() throws Exception {
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             assertThatThrownBy(() -> TestPipeline.start(data, Map.of(AppConfiguration.SERVE_OPERATOR_API, "true",
-                    "operator.api-port", Integer.toString(taken.getLocalPort()), "operator.api-token", "startup-token")))
+                    "operator.api-port", Integer.toString(taken.getLocalPort()), "operator.api-token", "startup-failure-token")))
                     .hasStackTraceContaining("set operator.api-port to a free port");
         }
         assertThat(Files.isDirectory(data.resolve("postgres"))).as("the database had started").isTrue();

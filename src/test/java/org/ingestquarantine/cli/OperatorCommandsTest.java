@@ -53,6 +53,8 @@ class OperatorCommandsTest extends PostgresTestBase {
     void setUp() throws Exception {
         System.setProperty("db.mode", "external");
         System.setProperty("db.url", postgres.jdbcUrl());
+        System.setProperty("db.user", postgres.user());
+        System.setProperty("db.password", postgres.password());
         System.setProperty("sources.contracts.owner", "legal-ops");
         // the write path as the pipeline runs it: owners come from sources.<name>.owner when a record is created
         store = new QuarantineStore(dataSource(), new LocalPayloadStore(data.resolve("objects")),
@@ -75,6 +77,8 @@ class OperatorCommandsTest extends PostgresTestBase {
     void clearProperties() {
         System.clearProperty("db.mode");
         System.clearProperty("db.url");
+        System.clearProperty("db.user");
+        System.clearProperty("db.password");
         System.clearProperty("sources.contracts.owner");
         System.clearProperty("db.connect-timeout-ms");
     }
@@ -339,6 +343,22 @@ class OperatorCommandsTest extends PostgresTestBase {
                 .containsPattern("invoices\\s+3\\s+3\\s+0\\s+0\\s+0\\s+0\\s+3\\s+0");
     }
 
+    /** An owner too long for the store's summary key, or with control characters, is bad input, not an outage. */
+    @Test
+    void shouldRefuseAnOverlongOrUnprintableOwnerAsBadInput() throws Exception {
+        long before = rows();
+        for (String owner : new String[] {"o".repeat(3000), "team\u001b[31mred", "a\nb"}) {
+            Result r = run("dispose", "--fingerprint", "fp-not-pdf", "--unindexable", "--reason", "x", "--owner", owner,
+                    "--data-dir", data.toString());
+            assertThat(r.code).as(r.err).isEqualTo(2);
+            assertThat(r.err.strip()).startsWith("dispose: --owner ").doesNotContain("PostgreSQL").doesNotContain("\n")
+                    .doesNotContain("\u001b").doesNotContain("ooooo");
+        }
+        assertThat(run("dispose", "--fingerprint", "fp-not-pdf", "--unindexable", "--reason", "r".repeat(201), "--owner",
+                "team", "--data-dir", data.toString()).err).contains("--reason is 201 characters long; give at most 200");
+        assertThat(rows()).isEqualTo(before);
+    }
+
     @Test
     void shouldDrainFromTheSourceFolder() throws Exception {
         Path folder = Files.createDirectories(data.resolve("invoices"));
@@ -497,6 +517,19 @@ class OperatorCommandsTest extends PostgresTestBase {
         Result r = run("serve", "--port", "0", "--data-dir", data.toString());
         assertThat(r.code).isEqualTo(1);
         assertThat(r.err.strip()).startsWith("serve: operator.api-token is not set").doesNotContain("\n");
+    }
+
+    @Test
+    void shouldNotServeTheApiWithATokenShorterThanTheLeastLength() {
+        System.setProperty("operator.api-token", "x");
+        try {
+            Result r = run("serve", "--port", "0", "--data-dir", data.toString());
+            assertThat(r.code).isEqualTo(1);
+            assertThat(r.err.strip()).startsWith("serve: operator.api-token is too short (1 characters); set one of at"
+                    + " least 16 (operator.api-token-min-chars)").doesNotContain("\n");
+        } finally {
+            System.clearProperty("operator.api-token");
+        }
     }
 
     @Test

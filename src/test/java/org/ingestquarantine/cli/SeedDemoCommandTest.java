@@ -30,12 +30,16 @@ class SeedDemoCommandTest extends PostgresTestBase {
     void external() {
         System.setProperty("db.mode", "external");
         System.setProperty("db.url", postgres.jdbcUrl());
+        System.setProperty("db.user", postgres.user());
+        System.setProperty("db.password", postgres.password());
     }
 
     @AfterEach
     void clear() {
         System.clearProperty("db.mode");
         System.clearProperty("db.url");
+        System.clearProperty("db.user");
+        System.clearProperty("db.password");
     }
 
     @Test

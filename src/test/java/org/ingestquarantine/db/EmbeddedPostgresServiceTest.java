@@ -76,6 +76,81 @@ class EmbeddedPostgresServiceTest {
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
     }
 
+    /**
+     * Another user of the machine (or anything else on it) cannot connect: neither as the superuser nor as the
+     * application's role nor as any other role without the password from the folder's credentials file, which only
+     * the folder's owner can read. The application's role is no superuser and owns its database.
+     */
+    @Test
+    void shouldRefuseEveryConnectionWithoutItsRolesPassword() throws Exception {
+        Path folder = Files.createTempDirectory("iq-pg-access-");
+        try (EmbeddedPostgresService pg = EmbeddedPostgresService.start(folder, 0)) {
+            for (String[] who : new String[][] {{"postgres", ""}, {"nobody", ""}, {"nobody", "nobody"},
+                    {"postgres", "postgres"}, {EmbeddedPostgresService.USER, ""}, {EmbeddedPostgresService.USER, "guess"}}) {
+                assertThatThrownBy(() -> java.sql.DriverManager.getConnection(pg.jdbcUrl(), who[0], who[1]).close())
+                        .as("%s with password '%s'", who[0], who[1])
+                        .isInstanceOfSatisfying(java.sql.SQLException.class, e -> assertThat(e.getSQLState())
+                                .as(e.getMessage()).isIn("28P01", "28000", "08004"));
+            }
+            try (Connection c = java.sql.DriverManager.getConnection(pg.jdbcUrl(), pg.user(), pg.password());
+                 Statement s = c.createStatement();
+                 java.sql.ResultSet rs = s.executeQuery("SELECT current_user, (SELECT rolsuper FROM pg_roles WHERE"
+                         + " rolname = current_user), (SELECT pg_get_userbyid(datdba) FROM pg_database WHERE datname ="
+                         + " current_database())")) {
+                rs.next();
+                assertThat(rs.getString(1)).isEqualTo("ingest_quarantine");
+                assertThat(rs.getBoolean(2)).as("superuser").isFalse();
+                assertThat(rs.getString(3)).as("the database's owner").isEqualTo("ingest_quarantine");
+            }
+            Path secret = folder.resolve(EmbeddedCredentials.FILE);
+            assertThat(java.nio.file.Files.getPosixFilePermissions(secret))
+                    .containsExactlyInAnyOrderElementsOf(java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+            assertThat(EmbeddedCredentials.read(secret)).hasValueSatisfying(c ->
+                    assertThat(c.appPassword()).isEqualTo(pg.password()).hasSizeGreaterThanOrEqualTo(40));
+            assertThat(Files.readString(folder.resolve("pg_hba.conf"))).doesNotContain("trust");
+            assertThat(folder.resolveSibling("." + folder.getFileName() + "." + EmbeddedCredentials.FILE))
+                    .as("the pending copy, gone once saved").doesNotExist();
+        } finally {
+            PostgresTestBase.deleteTree(folder);
+        }
+    }
+
+    /**
+     * A folder made before passwords (initdb's trust for every local connection, the schema and its rows the
+     * superuser's) is secured at its next start: its rows stay, the application's role owns and can change them,
+     * and a connection without a password is refused from then on.
+     */
+    @Test
+    void shouldSecureAFolderMadeBeforePasswordsAndKeepItsData() throws Exception {
+        Path folder = Files.createTempDirectory("iq-pg-old-");
+        try {
+            try (io.zonky.test.db.postgres.embedded.EmbeddedPostgres old = io.zonky.test.db.postgres.embedded.EmbeddedPostgres
+                    .builder().setDataDirectory(folder).setCleanDataDirectory(false).start();
+                 Database db = Database.open(old.getJdbcUrl("postgres", "postgres"), "postgres", "")) {
+                exec(db, "INSERT INTO source_totals (source, documents, counted_at, counted_by) VALUES ('old', 7, now(),"
+                        + " 'listed')");
+            }
+            assertThat(Files.readString(folder.resolve("pg_hba.conf"))).contains("trust");
+            try (EmbeddedPostgresService pg = EmbeddedPostgresService.start(folder, 0);
+                 Database db = Database.open(pg.jdbcUrl(), pg.user(), pg.password())) {
+                assertThat(SqlCount.of(db.dataSource(), "SELECT documents FROM source_totals WHERE source = 'old'"))
+                        .isEqualTo(7);
+                exec(db, "ALTER TABLE source_totals ADD COLUMN owned_now int; ALTER TABLE source_totals DROP COLUMN"
+                        + " owned_now; UPDATE source_totals SET documents = 8");
+                assertThat(SqlCount.of(db.dataSource(), "SELECT count(*) FROM pg_class WHERE relnamespace ="
+                        + " 'public'::regnamespace AND relowner <> 'ingest_quarantine'::regrole")).as("not yet owned").isZero();
+                assertThatThrownBy(() -> java.sql.DriverManager.getConnection(pg.jdbcUrl(), "postgres", "").close())
+                        .isInstanceOf(java.sql.SQLException.class);
+            }
+            try (EmbeddedPostgresService again = EmbeddedPostgresService.start(folder, 0);
+                 Database db = Database.open(again.jdbcUrl(), again.user(), again.password())) {
+                assertThat(SqlCount.of(db.dataSource(), "SELECT documents FROM source_totals")).isEqualTo(8);
+            }
+        } finally {
+            PostgresTestBase.deleteTree(folder);
+        }
+    }
+
     private static void exec(Database db, String sql) throws Exception {
         try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement()) {
             s.execute(sql);

@@ -22,6 +22,7 @@ import org.awaitility.Awaitility;
 import org.ingestquarantine.pipeline.IngestMessage;
 import org.ingestquarantine.testsupport.ConsumerProcess;
 import org.ingestquarantine.testsupport.Corpus;
+import org.ingestquarantine.testsupport.EmbeddedLogin;
 import org.ingestquarantine.testsupport.FreePort;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -88,21 +89,21 @@ class OperatorBesideConsumerIT {
             report("stats beside a consuming run", busy.took);
 
             Awaitility.await("every document settled").atMost(WAIT).pollInterval(Duration.ofMillis(500))
-                    .until(() -> count(dbUrl, "SELECT count(*) FROM documents WHERE state = 'searchable'") == GOOD.size()
-                            && count(dbUrl, "SELECT count(*) FROM quarantine") == NOT_PDF.size());
+                    .until(() -> count(data, dbUrl, "SELECT count(*) FROM documents WHERE state = 'searchable'") == GOOD.size()
+                            && count(data, dbUrl, "SELECT count(*) FROM quarantine") == NOT_PDF.size());
 
             Cli stats = Cli.run(log, 60, "stats", "--json", "--data-dir", data.toString());
             assertThat(stats.exit).as(stats.err).isZero();
             report("stats beside an idle run", stats.took);
             JsonNode total = JSON.readTree(stats.out).at("/total");
-            assertThat(total.get("documents").asLong()).isEqualTo(count(dbUrl, "SELECT count(*) FROM quarantine"))
+            assertThat(total.get("documents").asLong()).isEqualTo(count(data, dbUrl, "SELECT count(*) FROM quarantine"))
                     .isEqualTo(NOT_PDF.size());
-            assertThat(total.get("records").asLong()).isEqualTo(count(dbUrl, "SELECT count(*) FROM quarantine_attempt"));
+            assertThat(total.get("records").asLong()).isEqualTo(count(data, dbUrl, "SELECT count(*) FROM quarantine_attempt"));
 
             Cli cohorts = Cli.run(log, 60, "cohorts", "--json", "--data-dir", data.toString());
             assertThat(cohorts.exit).as(cohorts.err).isZero();
             JsonNode c = JSON.readTree(cohorts.out);
-            assertThat(c.get("total_cohorts").asLong()).isEqualTo(count(dbUrl, "SELECT count(*) FROM (SELECT DISTINCT"
+            assertThat(c.get("total_cohorts").asLong()).isEqualTo(count(data, dbUrl, "SELECT count(*) FROM (SELECT DISTINCT"
                     + " parser_version, error_class, error_fingerprint FROM quarantine WHERE disposition = 'open') c"));
             assertThat(c.at("/cohorts/0/documents").asLong()).isEqualTo(NOT_PDF.size());
 
@@ -141,7 +142,7 @@ class OperatorBesideConsumerIT {
             assertThat(data.resolve(".database")).exists();
             consumer.kill9();
         }
-        assertThat(count(dbUrl, "SELECT count(*) FROM quarantine")).as("the killed run's PostgreSQL, left running")
+        assertThat(count(data, dbUrl, "SELECT count(*) FROM quarantine")).as("the killed run's PostgreSQL, left running")
                 .isEqualTo(NOT_PDF.size());
         Cli after = Cli.run(log, 120, "stats", "--json", "--data-dir", data.toString());
         assertThat(after.exit).as(after.err).isZero();
@@ -186,8 +187,10 @@ class OperatorBesideConsumerIT {
                 HttpResponse.BodyHandlers.ofString());
     }
 
-    private static long count(String url, String sql) throws Exception {
-        try (var c = java.sql.DriverManager.getConnection(url, "postgres", "");
+    /** @return the answer to a count from the data folder's embedded database, as its application role; -1 until it answers */
+    private static long count(Path data, String url, String sql) throws Exception {
+        try (var c = java.sql.DriverManager.getConnection(url, org.ingestquarantine.db.EmbeddedPostgresService.USER,
+                EmbeddedLogin.appPassword(data));
              var rs = c.createStatement().executeQuery(sql)) {
             rs.next();
             return rs.getLong(1);

@@ -239,7 +239,7 @@ class ShutdownIT {
                 "--data-dir", data.toString()), p, Map.of(), log)) {
             Awaitility.await().atMost(WAIT).pollInterval(Duration.ofMillis(500)).until(() -> {
                 assertThat(ingest.isAlive()).as("ingest alive (see %s)", log).isTrue();
-                return working(dbPort);
+                return working(data, dbPort);
             });
             long sent = System.nanoTime();
             int exit = signal.equals("INT") ? ingest.interrupt() : ingest.terminate();
@@ -263,9 +263,9 @@ class ShutdownIT {
     }
 
     /** @return whether the ingest child's database (on {@code dbPort}) has an open attempt past its fetch */
-    private static boolean working(int dbPort) {
+    private static boolean working(Path data, int dbPort) {
         try (var c = java.sql.DriverManager.getConnection("jdbc:postgresql://localhost:" + dbPort + "/postgres",
-                EmbeddedPostgresService.USER, "");
+                EmbeddedPostgresService.USER, org.ingestquarantine.testsupport.EmbeddedLogin.appPassword(data));
              var rs = c.createStatement().executeQuery("SELECT count(*) FROM attempt_journal WHERE closed_at IS NULL"
                      + " AND stage IN ('parse', 'chunk', 'embed', 'index')")) {
             return rs.next() && rs.getLong(1) == 1;

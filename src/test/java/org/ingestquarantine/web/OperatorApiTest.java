@@ -29,7 +29,9 @@ import org.ingestquarantine.quarantine.Disposition;
 import org.ingestquarantine.quarantine.FailureEvidence;
 import org.ingestquarantine.quarantine.LocalPayloadStore;
 import org.ingestquarantine.quarantine.QuarantineStore;
+import org.ingestquarantine.pipeline.Settings;
 import org.ingestquarantine.testsupport.PostgresTestBase;
+import org.ingestquarantine.testsupport.ShippedProperties;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -38,14 +40,19 @@ import org.junit.jupiter.api.io.TempDir;
 /** Ensures the HTTP API answers the operator's questions on loopback, only with the bearer token, with clear statuses. */
 class OperatorApiTest extends PostgresTestBase {
 
-    private static final String TOKEN = "s3cret-token";
+    private static final String TOKEN = "s3cret-token-of-the-api-test";
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ApiLimits LIMITS = ApiLimits.from(new Settings(ShippedProperties.lookup()));
 
     @TempDir
     Path temp;
 
     private QuarantineStore store;
     private OperatorApi api;
+    private OperatorService service;
+    private Dispositions dispositions;
+    private OperatorRegisters registers;
+    private SourceCounts counts;
     private final HttpClient client = HttpClient.newHttpClient();
 
     @BeforeEach
@@ -66,9 +73,12 @@ class OperatorApiTest extends PostgresTestBase {
         SourceTotals totals = new SourceTotals(dataSource(), Clock.systemUTC());
         SourceCounts counts = new SourceCounts(service, new SourceListing(List.of(new FolderLister(
                 SourceAccess.fromProperties(roots), 1000)), totals), totals);
-        api = OperatorApi.start(new InetSocketAddress("127.0.0.1", 0), new OperatorApi.Backend(service,
-                new Dispositions(dataSource(), store, payloads, Clock.systemUTC()), new OperatorRegisters(dataSource()),
-                counts), TOKEN, Duration.ofDays(90));
+        this.service = service;
+        this.counts = counts;
+        dispositions = new Dispositions(dataSource(), store, payloads, Clock.systemUTC());
+        registers = new OperatorRegisters(dataSource());
+        api = OperatorApi.start(new InetSocketAddress("127.0.0.1", 0), new OperatorApi.Backend(service, dispositions,
+                registers, counts), TOKEN, Duration.ofDays(90), LIMITS);
         for (int i = 0; i < 3; i++) {
             store.record(FailureEvidence.builder("contracts", "2026/lease-" + i + ".pdf").errorClass(ErrorClass.AMBIGUOUS_PARSE)
                     .errorFingerprint("fp-1").parserVersion("p-old").build());
@@ -142,12 +152,86 @@ class OperatorApiTest extends PostgresTestBase {
         HttpResponse<String> page = get("/", null);
         assertThat(page.statusCode()).isEqualTo(200);
         assertThat(page.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith("text/html"));
-        assertThat(page.headers().firstValue("Content-Security-Policy")).contains(OperatorPage.POLICY);
+        assertThat(page.headers().firstValue("Content-Security-Policy")).contains(SecurityHeaders.POLICY);
         assertThat(page.body()).contains("/page.js").doesNotContain("contracts");
         assertThat(get("/page.js", null).statusCode()).isEqualTo(200);
         assertThat(get("/page.css", null).statusCode()).isEqualTo(200);
         assertThat(get("/etc/passwd", null).statusCode()).isEqualTo(404);
         assertThat(get("/../pom.xml", null).statusCode()).isEqualTo(404);
+    }
+
+    /**
+     * Fifty clients each sending their request's header a byte a second (a slow-loris attack) hold no thread of the
+     * server: a client with the token is answered meanwhile, each time in under a second (the bound asserted is
+     * twice that, for a loaded machine; the times are printed).
+     */
+    @Test
+    void shouldAnswerWhileFiftySlowClientsDripTheirHeaders() throws Exception {
+        assertThat(get("/api/stats", TOKEN).statusCode()).isEqualTo(200); // warm
+        List<java.net.Socket> slow = new java.util.ArrayList<>();
+        var drip = java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+        try {
+            for (int i = 0; i < 50; i++) {
+                slow.add(new java.net.Socket("127.0.0.1", api.port()));
+            }
+            byte[] header = ("GET /api/stats HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + TOKEN
+                    + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
+            int[] sent = {0};
+            drip.scheduleAtFixedRate(() -> {
+                for (java.net.Socket s : slow) {
+                    try {
+                        s.getOutputStream().write(header[sent[0] % header.length]);
+                        s.getOutputStream().flush();
+                    } catch (java.io.IOException closed) {
+                        // the server may close it at its header deadline
+                    }
+                }
+                sent[0]++;
+            }, 0, 1, java.util.concurrent.TimeUnit.SECONDS);
+            Thread.sleep(2500); // every slow client is in its header
+            List<Long> millis = new java.util.ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                long t0 = System.nanoTime();
+                HttpResponse<String> r = client.send(HttpRequest.newBuilder(uri("/api/stats")).GET()
+                        .timeout(Duration.ofSeconds(10)).header("Authorization", "Bearer " + TOKEN).build(),
+                        HttpResponse.BodyHandlers.ofString());
+                millis.add((System.nanoTime() - t0) / 1_000_000);
+                assertThat(r.statusCode()).isEqualTo(200);
+                Thread.sleep(500);
+            }
+            System.out.println("API answered beside 50 slow clients in " + millis + " ms");
+            assertThat(millis).allSatisfy(ms -> assertThat(ms).isLessThan(2000L));
+        } finally {
+            drip.shutdownNow();
+            for (java.net.Socket s : slow) {
+                s.close();
+            }
+        }
+    }
+
+    @Test
+    void shouldPutTheSecurityPolicyOnEveryApiAnswer() throws Exception {
+        for (HttpResponse<String> r : List.of(get("/api/stats", TOKEN), get("/api/stats", null),
+                get("/api/nothing", TOKEN), get("/api/cohorts?class=flaky", TOKEN), get("/api/dispose", TOKEN),
+                get("/nothing", null))) {
+            assertThat(r.headers().firstValue("Content-Security-Policy")).as(r.uri() + " " + r.statusCode())
+                    .contains(SecurityHeaders.POLICY);
+            assertThat(r.headers().firstValue("X-Content-Type-Options")).contains("nosniff");
+        }
+    }
+
+    @Test
+    void shouldRefuseATokenShorterThanTheLeastLengthNamingTheSetting() {
+        OperatorApi.Backend backend = new OperatorApi.Backend(service, dispositions, registers,
+                counts);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> OperatorApi.start(
+                        new InetSocketAddress("127.0.0.1", 0), backend, "x", Duration.ofDays(90), LIMITS))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageStartingWith("operator.api-token is too short (1 characters); set one of at least 16")
+                .hasMessageNotContaining("\n");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> OperatorApi.start(
+                        new InetSocketAddress("127.0.0.1", 0), backend, "fifteen-chars-x", Duration.ofDays(90), LIMITS))
+                .hasMessageContaining("operator.api-token-min-chars");
     }
 
     @Test
@@ -166,6 +250,24 @@ class OperatorApiTest extends PostgresTestBase {
         assertThat(get("/api/stats?source=contracts", TOKEN).statusCode()).isEqualTo(200);
         assertThat(get("/api/nothing", TOKEN).statusCode()).isEqualTo(404);
         assertThat(get("/api/dispose", TOKEN).statusCode()).isEqualTo(405);
+    }
+
+    /** A NUL or another control character in a name, an overlong owner: 400 saying so, never a database outage. */
+    @Test
+    void shouldRefuseUnprintableOrOverlongInputWith400() throws Exception {
+        for (String route : new String[] {"/api/stats?source=%00", "/api/cohorts?source=a%0Ab", "/api/records?fingerprint=f%00"}) {
+            HttpResponse<String> r = get(route, TOKEN);
+            assertThat(r.statusCode()).as(route).isEqualTo(400);
+            assertThat(JSON.readTree(r.body()).get("error").asText()).as(route).contains("holds a control character");
+        }
+        for (String body : new String[] {"{\"fingerprint\": \"fp-1\", \"reason\": \"x\", \"owner\": \"" + "o".repeat(3000) + "\"}",
+                "{\"fingerprint\": \"fp-1\", \"reason\": \"x\", \"owner\": \"te\\u0007am\"}",
+                "{\"fingerprint\": \"fp\\u0000\", \"reason\": \"x\", \"owner\": \"team\"}"}) {
+            HttpResponse<String> r = post("/api/dispose", body, TOKEN);
+            assertThat(r.statusCode()).as(body.substring(0, 40)).isEqualTo(400);
+            assertThat(r.body()).doesNotContain("ooooo").doesNotContain("\u0007");
+        }
+        assertThat(JSON.readTree(get("/api/unindexable", TOKEN).body()).get("cohorts")).as("nothing disposed").isEmpty();
     }
 
     /** A malformed record reference is the caller's mistake: 400 with one JSON line saying what is wrong. */

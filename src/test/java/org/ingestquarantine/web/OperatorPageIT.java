@@ -58,7 +58,7 @@ class OperatorPageIT extends PostgresTestBase {
 
     private static final Path CHROMIUM = Paths.get("/usr/bin/chromium");
     private static final Path CHROMEDRIVER = Paths.get("/usr/bin/chromedriver");
-    private static final String TOKEN = "page-test-token";
+    private static final String TOKEN = "operator-page-test-token";
     private static final String OLD_PARSER = "pdfbox-3.0.4+iq-parse-1";
     /** Indexed text; the page must never show it. */
     private static final String DOCUMENT_TEXT = "Lessee shall return the premises broom-clean";
@@ -133,7 +133,9 @@ class OperatorPageIT extends PostgresTestBase {
         api = OperatorApi.start(new InetSocketAddress("127.0.0.1", 0), new OperatorApi.Backend(service,
                 new Dispositions(dataSource(), store, payloads, Clock.systemUTC()), new OperatorRegisters(dataSource()),
                 new org.ingestquarantine.operator.SourceCounts(service, new org.ingestquarantine.ingest.SourceListing(
-                        List.of(), totals), totals)), TOKEN, Duration.ofDays(90));
+                        List.of(), totals), totals)), TOKEN, Duration.ofDays(90),
+                ApiLimits.from(new org.ingestquarantine.pipeline.Settings(
+                        org.ingestquarantine.testsupport.ShippedProperties.lookup())));
         browser = startChromium();
         wait = new WebDriverWait(browser, WAIT);
     }

@@ -1,0 +1,54 @@
+package org.ingestquarantine.db;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Properties;
+
+/**
+ * Files holding secrets (database passwords): readable and writable by their owner only (mode 600), and written
+ * atomically (a temporary file beside the target, moved over it), so a reader sees all of one or nothing.
+ */
+public final class OwnerOnlyFiles {
+
+    private OwnerOnlyFiles() {
+    }
+
+    /**
+     * @param file where
+     * @param properties what
+     * @param comment the file's first line, saying what it is
+     * @throws UncheckedIOException if it cannot be written
+     */
+    public static void writeProperties(Path file, Properties properties, String comment) {
+        try {
+            Path tmp = ownerOnly(Files.createTempFile(file.toAbsolutePath().getParent(), "." + file.getFileName(), ".tmp"));
+            try {
+                try (Writer w = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
+                    properties.store(w, comment);
+                }
+                Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } finally {
+                Files.deleteIfExists(tmp);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * @param file a file just created
+     * @return it, readable and writable by its owner only (where the file system has POSIX permissions)
+     */
+    static Path ownerOnly(Path file) throws IOException {
+        if (file.getFileSystem().supportedFileAttributeViews().contains("posix")) {
+            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+        }
+        return file;
+    }
+}

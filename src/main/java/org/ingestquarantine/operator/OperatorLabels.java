@@ -1,0 +1,50 @@
+package org.ingestquarantine.operator;
+
+import java.util.regex.Pattern;
+
+/**
+ * The labels an operator gives (a disposition's {@code --owner} and {@code --reason}): printable text of bounded
+ * length, refused otherwise before anything is written, as bad input (exit 2, HTTP 400) and never as a database
+ * outage; and how stored text is shown on a terminal: control characters as {@code ?}, never raw.
+ */
+public final class OperatorLabels {
+
+    /**
+     * Most characters of an owner or a reason code: each is part of the key of its records' summary row, and
+     * PostgreSQL's btree index holds a key of at most about 2.7 kB; far above any team name or reason code.
+     */
+    public static final int MAX_CHARS = 200;
+
+    private static final Pattern CONTROL = Pattern.compile("\\p{Cntrl}");
+
+    private OperatorLabels() {
+    }
+
+    /**
+     * @param value the label given
+     * @param option its option's name, e.g. {@code --owner}
+     * @throws BadOperatorInputException if it is blank, longer than {@value #MAX_CHARS} characters, or holds a
+     *     control character (a tab, a newline, a NUL...)
+     */
+    static void require(String value, String option) {
+        if (value == null || value.isBlank()) {
+            throw new BadOperatorInputException(option + " is required and must not be blank");
+        }
+        if (value.trim().length() > MAX_CHARS) {
+            throw new BadOperatorInputException(option + " is " + value.trim().length() + " characters long; give at"
+                    + " most " + MAX_CHARS);
+        }
+        if (CONTROL.matcher(value).find()) {
+            throw new BadOperatorInputException(option + " holds a control character (a tab, newline or NUL, e.g.);"
+                    + " give printable text");
+        }
+    }
+
+    /**
+     * @param text text from the store or the operator, may be null
+     * @return it with every control character shown as {@code ?}, for one line on a terminal
+     */
+    public static String printable(String text) {
+        return text == null ? null : CONTROL.matcher(text).replaceAll("?");
+    }
+}
