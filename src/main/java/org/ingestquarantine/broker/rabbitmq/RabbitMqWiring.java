@@ -82,7 +82,7 @@ public final class RabbitMqWiring implements BrokerWiring {
         registry.bind(LISTENER_ERRORS, listenerErrors());
         registry.bind("ingestPublisher", new RabbitMqIngestPublisher(publisher, exchange, routingKey,
                 settings.required("rabbitmq.queue")));
-        return new RabbitMqBrokerAdapter();
+        return new RabbitMqBrokerAdapter(setup.journal());
     }
 
     /**
