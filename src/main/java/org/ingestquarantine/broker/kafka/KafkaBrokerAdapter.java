@@ -10,6 +10,7 @@ import org.ingestquarantine.delivery.AttemptJournal;
 import org.ingestquarantine.delivery.AttemptOutcome;
 import org.ingestquarantine.delivery.BrokerAdapter;
 import org.ingestquarantine.delivery.FailureDisposition;
+import org.ingestquarantine.delivery.InFlightAttempts;
 import org.ingestquarantine.delivery.ReleaseWait;
 import org.ingestquarantine.pipeline.PipelineKeys;
 import org.slf4j.Logger;
@@ -55,15 +56,18 @@ public final class KafkaBrokerAdapter implements BrokerAdapter {
     private final KafkaTopicIds topicIds;
     private final KafkaDeadLetters deadLetters;
     private final Duration maxReleaseWait;
+    private final InFlightAttempts inFlight;
 
     /**
      * @param journal the attempt journal, the only delivery counter Kafka has
      * @param topicIds the topics' ids, part of every key
      * @param deadLetters copies quarantined records to the dead-letter topic
      * @param maxReleaseWait the longest back-off one release waits; zero or negative = no wait
+     * @param inFlight ends a release's wait when the process starts stopping
      */
     KafkaBrokerAdapter(AttemptJournal journal, KafkaTopicIds topicIds, KafkaDeadLetters deadLetters,
-                       Duration maxReleaseWait) {
+                       Duration maxReleaseWait, InFlightAttempts inFlight) {
+        this.inFlight = inFlight;
         this.journal = journal;
         this.topicIds = topicIds;
         this.deadLetters = deadLetters;
@@ -134,8 +138,9 @@ public final class KafkaBrokerAdapter implements BrokerAdapter {
             // closed before the wait, so that a consumer killed while waiting is not counted as a death
             journal.close(attemptId, AttemptOutcome.RELEASED);
         }
-        // interrupted: the consumer is stopping; fail now, the record is read again from its offset
-        ReleaseWait.sleep(delay, maxReleaseWait);
+        // ended early when the process starts stopping: fail now; camel-kafka pauses the partition as the route is
+        // suspended, so the record is read again from its offset by the next consumer, not by this stopping one
+        ReleaseWait.sleep(delay, maxReleaseWait, inFlight);
     }
 
     private String keyOf(Exchange exchange) {
