@@ -40,7 +40,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Release.</b> {@link #release} closes the attempt as released, then waits the back-off on the
  * consumer thread, capped at {@code maxReleaseWait} (property {@code kafka.release-max-wait-ms}; keep it well under the consumer's {@code max.poll.interval.ms},
- * 300 s by default), and the exchange then fails. Its offset not committed, the same consumer seeks its
+ * 300 s by default; the wait ends at once when the process starts stopping), and the exchange then fails. Its offset not committed, the same consumer seeks its
  * partition back to it before its next poll ({@link KeepAliveConsumer}), so the failed record comes back
  * first, without the consumer leaving its group. The partition waits behind the record, so a poison record
  * holds it for at most its class's bounded deliveries and back-offs.

@@ -8,7 +8,6 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -63,14 +62,8 @@ class KafkaShutdownIT {
              Database db = Database.open(pg.jdbcUrl(), pg.user(), pg.password())) {
             kafka.createTopic(KafkaFixture.TOPIC, 1, Map.of());
             kafka.createTopic(KafkaFixture.DLQ_TOPIC, 1, Map.of());
-            Map<String, String> props = new HashMap<>(TestPipeline.testProperties());
+            Map<String, String> props = TestPipeline.externalConsumerProperties(pg);
             props.put("kafka.bootstrap-servers", kafka.bootstrapServers());
-            props.put("db.mode", "external");
-            props.put("db.url", pg.jdbcUrl());
-            props.put("db.user", pg.user());
-            props.put("db.password", pg.password());
-            props.put("iq.routes-dir", Path.of("routes").toAbsolutePath().toString());
-            props.put("iq.broker-configs-dir", Path.of("broker-configs").toAbsolutePath().toString());
             props.put("sources.it.http-allow", origin);
             props.put("sources.it.http-allow-private", "true");
             // a production-sized back-off: the release waits it out on the consumer thread (kafka.release-max-wait-ms 30 s)

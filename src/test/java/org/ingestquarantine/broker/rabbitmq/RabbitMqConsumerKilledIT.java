@@ -2,18 +2,12 @@ package org.ingestquarantine.broker.rabbitmq;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.rabbitmq.client.AMQP;
-import com.rabbitmq.client.Channel;
-import com.rabbitmq.client.Connection;
-import com.rabbitmq.client.ConnectionFactory;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.awaitility.Awaitility;
@@ -28,6 +22,7 @@ import org.ingestquarantine.quarantine.QuarantineStore;
 import org.ingestquarantine.testsupport.ConsumerProcess;
 import org.ingestquarantine.testsupport.LongPdf;
 import org.ingestquarantine.testsupport.RabbitMqBroker;
+import org.ingestquarantine.testsupport.RabbitMqVhost;
 import org.ingestquarantine.testsupport.SqlCount;
 import org.ingestquarantine.testsupport.TestPipeline;
 import org.junit.jupiter.api.Test;
@@ -51,19 +46,11 @@ class RabbitMqConsumerKilledIT {
     void shouldCountEachKillOfATwoConsumerProcessAsOneDelivery() throws Exception {
         Path log = Files.createDirectories(Path.of("target")).resolve("rabbitmq-consumer-killed-it.log");
         Files.deleteIfExists(log);
-        RabbitMqBroker.ensureRunning();
-        RabbitMqBroker.freshVhost(VHOST);
-        String uri = "amqp://guest:guest@127.0.0.1:5672/" + VHOST;
-        try (EmbeddedPostgresService pg = EmbeddedPostgresService.start(tmp.resolve("pg"), 0);
+        try (RabbitMqVhost vhost = RabbitMqVhost.fresh(VHOST);
+             EmbeddedPostgresService pg = EmbeddedPostgresService.start(tmp.resolve("pg"), 0);
              Database db = Database.open(pg.jdbcUrl(), pg.user(), pg.password())) {
-            Map<String, String> props = new HashMap<>(TestPipeline.testProperties());
-            props.put("rabbitmq.uri", uri);
-            props.put("db.mode", "external");
-            props.put("db.url", pg.jdbcUrl());
-            props.put("db.user", pg.user());
-            props.put("db.password", pg.password());
-            props.put("iq.routes-dir", Path.of("routes").toAbsolutePath().toString());
-            props.put("iq.broker-configs-dir", Path.of("broker-configs").toAbsolutePath().toString());
+            Map<String, String> props = TestPipeline.externalConsumerProperties(pg);
+            props.put("rabbitmq.uri", vhost.uri(RabbitMqBroker.PORT));
             Path data = Files.createDirectories(tmp.resolve("data"));
             Path longPdf = LongPdf.write(tmp.resolve("long.pdf"), 600);
             String key = RabbitMqBrokerAdapter.KEY_PREFIX + "killed-twice";
@@ -72,8 +59,9 @@ class RabbitMqConsumerKilledIT {
                 try (ConsumerProcess consumer = ConsumerProcess.start("rabbitmq", data, props, Map.of(), log)) {
                     if (death == 1) {
                         // the first consumer declares the topology; the message is published once it listens
-                        awaitListening(uri);
-                        publish(uri, "killed-twice", new IngestMessage("kill", "long.pdf", longPdf.toUri(), null, null, null));
+                        Awaitility.await("two consumers on ingest").atMost(WAIT).pollInterval(Duration.ofMillis(200))
+                                .until(() -> vhost.consumers("ingest") >= 2);
+                        vhost.publish("killed-twice", new IngestMessage("kill", "long.pdf", longPdf.toUri(), null, null, null));
                     }
                     int expected = death;
                     Awaitility.await().atMost(WAIT).pollInterval(Duration.ofMillis(50))
@@ -95,34 +83,6 @@ class RabbitMqConsumerKilledIT {
                         .containsExactly(1, 2, 3);
                 assertThat(consumer.terminate()).as("exit code after SIGTERM").isZero();
             }
-        } finally {
-            RabbitMqBroker.deleteVhost(VHOST);
-        }
-    }
-
-    private static ConnectionFactory factory(String uri) throws Exception {
-        ConnectionFactory f = new ConnectionFactory();
-        f.setUri(uri);
-        f.setAutomaticRecoveryEnabled(false);
-        return f;
-    }
-
-    private static void awaitListening(String uri) {
-        Awaitility.await("two consumers on ingest").atMost(WAIT).pollInterval(Duration.ofMillis(200)).until(() -> {
-            try (Connection c = factory(uri).newConnection("killed-it-probe"); Channel ch = c.createChannel()) {
-                return ch.consumerCount("ingest") >= 2;
-            } catch (Exception e) {
-                return false;
-            }
-        });
-    }
-
-    private static void publish(String uri, String id, IngestMessage message) throws Exception {
-        try (Connection c = factory(uri).newConnection("killed-it-publisher"); Channel ch = c.createChannel()) {
-            ch.confirmSelect();
-            ch.basicPublish("ingest", "ingest", new AMQP.BasicProperties.Builder().messageId(id).deliveryMode(2)
-                    .contentType("application/json").build(), message.toJson().getBytes(StandardCharsets.UTF_8));
-            ch.waitForConfirmsOrDie(10_000);
         }
     }
 
