@@ -208,8 +208,9 @@ public final class AppConfiguration implements CamelConfiguration {
         payloads.claim(Installation.id(database.dataSource())); // one database per payload store
         QuarantineStore store = new QuarantineStore(database.dataSource(), payloads,
                 source -> settings.find("sources." + source + ".owner"), clock);
+        InFlightAttempts inFlight = new InFlightAttempts();
         BrokerAdapter broker = timeline.time("broker", () -> brokerWiring.open(new BrokerSetup(settings,
-                registry, started::push, journal, store, database.dataSource())));
+                registry, started::push, journal, store, database.dataSource(), inFlight)));
         MiniLmEmbedder tokenizer = join(embedderStart);
         Embedder embedder = EmbedderChoice.choose(settings, tokenizer);
 
@@ -242,7 +243,6 @@ public final class AppConfiguration implements CamelConfiguration {
                 settings.requiredMillis("db.probe-interval-ms"));
         EmbedderChoice.holdOnOutage(embedder, breaker); // and so does the embedding service (embed.openai.url) down
         context.getManagementStrategy().addEventNotifier(new StageNotifier(journal::stage));
-        InFlightAttempts inFlight = new InFlightAttempts();
         new ReleasingShutdownStrategy(inFlight, journal, broker, fetches::cancelAll, fetches::resume).install(context);
 
         registry.bind("pipelineMetrics", metrics);

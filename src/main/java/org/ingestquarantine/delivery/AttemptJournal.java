@@ -133,14 +133,18 @@ public final class AttemptJournal {
      * @param deliveryCount the delivery count of this delivery: the one given, or the one the journal gave
      * @param openRecord whether the document had an OPEN quarantine record then (its index write will close it,
      *     and can go straight to the transaction that does: {@code ingest.DocumentIndex})
+     * @param settled whether an earlier attempt at this delivery closed with a committed outcome (indexed, skipped
+     *     or quarantined): the message is settled and only its acknowledgement was lost (a Kafka offset commit that
+     *     failed while Kafka was down, an SQS delete that did not arrive); no attempt was opened
      */
     public record Admission(OpenAttempts open, Long attemptId, IndexedVersion indexed, int deliveryCount,
-                            boolean openRecord) {
+                            boolean openRecord, boolean settled) {
     }
 
     /**
-     * Reads the open attempts of a delivery and, unless one of them is live or the deaths reached
-     * {@code deathBudget}, opens a new attempt, in ONE statement (one round trip, one commit). The same
+     * Reads the open attempts of a delivery and, unless one of them is live, the deaths reached
+     * {@code deathBudget} or an earlier attempt settled the message ({@link Admission#settled}), opens a new
+     * attempt, in ONE statement (one round trip, one commit). The same
      * statement reads the versions the index holds for the document, so that an unchanged document is known
      * after its fetch without another round trip (the index write checks again, under its row lock), and whether
      * the document has an open quarantine record (a read of the unique index on (source, doc_id)).
@@ -173,12 +177,16 @@ public final class AttemptJournal {
                     SELECT attempt_id, stage, started_at,
                            coalesce(lease_until > clock_timestamp(), false) AS live
                     FROM attempt_journal WHERE delivery_key = ? AND closed_at IS NULL
+                ), settled AS (
+                    SELECT EXISTS (SELECT 1 FROM attempt_journal WHERE delivery_key = ?
+                                   AND outcome IN ('indexed', 'skipped', 'quarantined')) AS settled
                 ), opened AS (
                     INSERT INTO attempt_journal (delivery_key, source, doc_id, delivery_count, started_at, owner,
                         lease_until)
                     SELECT ?, ?, ?, n.delivery_count, ?, ?, clock_timestamp() + ? * interval '1 millisecond'
                     FROM n
                     WHERE NOT EXISTS (SELECT 1 FROM open WHERE live)
+                      AND NOT (SELECT settled FROM settled)
                       AND (SELECT count(*) FROM open WHERE NOT live) < ?
                     RETURNING attempt_id
                 )
@@ -187,7 +195,8 @@ public final class AttemptJournal {
                        (SELECT count(*) FROM open WHERE NOT live) AS deaths, d.stage, d.started_at,
                        doc.source_version, doc.parser_version, doc.chunker_version, doc.embedder_version,
                        EXISTS (SELECT 1 FROM quarantine q WHERE q.source = ? AND q.doc_id = ?
-                               AND q.disposition = 'open') AS open_record
+                               AND q.disposition = 'open') AS open_record,
+                       (SELECT settled FROM settled) AS settled
                 FROM (SELECT 1) one
                 LEFT JOIN LATERAL (
                     SELECT stage, started_at FROM open WHERE NOT live
@@ -207,8 +216,8 @@ public final class AttemptJournal {
                         rs.getString("embedder_version"));
                 return new Admission(new OpenAttempts(liveIds, deaths == 0 ? Deaths.NONE
                         : new Deaths(deaths, rs.getString("stage"), SqlTime.get(rs, "started_at"))), attemptId,
-                        indexed, rs.getInt("delivery_count"), rs.getBoolean("open_record"));
-            }, deliveryCount, deliveryKey, deliveryKey, deliveryKey, source, docId, now(), lease.owner(),
+                        indexed, rs.getInt("delivery_count"), rs.getBoolean("open_record"), rs.getBoolean("settled"));
+            }, deliveryCount, deliveryKey, deliveryKey, deliveryKey, deliveryKey, source, docId, now(), lease.owner(),
                     lease.duration().toMillis(), deathBudget, source, docId, source, docId).orElseThrow();
             if (admission.attemptId() != null && !lease.duration().isZero()) {
                 live.add(admission.attemptId());

@@ -16,7 +16,9 @@ import org.ingestquarantine.quarantine.QuarantineStore;
  * @param journal the attempt journal (Kafka's only delivery counter)
  * @param store the quarantine store (Kafka's dead-letter copy is sent only for a committed record)
  * @param dataSource the application's database (Kafka's dead-letter outbox)
+ * @param inFlight the attempts in flight, which know when the process is stopping (Kafka's release wait ends then)
  */
 public record BrokerSetup(Settings settings, Registry registry, Consumer<AutoCloseable> closeOnStop,
-                          AttemptJournal journal, QuarantineStore store, DataSource dataSource) {
+                          AttemptJournal journal, QuarantineStore store, DataSource dataSource,
+                          InFlightAttempts inFlight) {
 }

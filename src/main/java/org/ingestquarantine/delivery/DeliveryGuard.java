@@ -25,6 +25,11 @@ import org.ingestquarantine.pipeline.PipelineKeys;
  * {@link ConsumerDiedException} and the message is quarantined as resource_fatal without being
  * processed again.
  *
+ * <p><b>Settled before.</b> A delivery whose key already has an attempt closed with a committed outcome
+ * (indexed, skipped or quarantined) is a message whose acknowledgement was lost, say a Kafka offset commit that
+ * failed while Kafka was down: it is acknowledged with no attempt and no work ({@link PipelineKeys#SETTLED_ELSEWHERE}),
+ * so a recorded delivery that comes again adds no attempt and no dead-letter copy.
+ *
  * <p><b>Live attempts.</b> An open attempt whose lease still runs is not a death: another consumer is
  * working on the message now (SQS handed it out again, Kafka moved its partition). This delivery then waits,
  * reading the journal every {@code pollInterval}, while the broker keeps the message for it (SQS visibility is
@@ -115,6 +120,12 @@ public final class DeliveryGuard {
                 }
                 admission = journal.admit(key, message.source(), message.docId(), count, budget);
             } while (admission.open().anyLive());
+        }
+        if (admission.settled()) {
+            LOG.info("{}: an earlier attempt settled this delivery (its acknowledgement did not reach the broker);"
+                    + " acknowledged, no work", LogSafe.identity(key));
+            exchange.setProperty(PipelineKeys.SETTLED_ELSEWHERE, Boolean.TRUE);
+            return;
         }
         Deaths deaths = admission.open().deaths();
         if (count > 1 || deaths.count() > 0) {

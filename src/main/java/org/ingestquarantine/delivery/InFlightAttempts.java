@@ -25,6 +25,7 @@ public final class InFlightAttempts {
     private final Map<Long, Exchange> open = new ConcurrentHashMap<>();
     private final Set<Long> abandoned = ConcurrentHashMap.newKeySet();
     private volatile boolean stopping;
+    private final Object stopSignal = new Object();
 
     /**
      * Remembers an attempt until its exchange completes, whatever its outcome.
@@ -45,10 +46,42 @@ public final class InFlightAttempts {
     /**
      * From now on no delivery is admitted ({@link DeliveryGuard#admit} hands it back unworked): a broker
      * client may still hand over a message it received after the consumers were told to stop (an SQS long
-     * poll already waiting, RabbitMQ's prefetched messages, a Kafka batch).
+     * poll already waiting, RabbitMQ's prefetched messages, a Kafka batch). A release waiting out its back-off
+     * ({@link #awaitStopping}) stops waiting.
      */
     public void stopAdmitting() {
-        stopping = true;
+        synchronized (stopSignal) {
+            stopping = true;
+            stopSignal.notifyAll();
+        }
+    }
+
+    /**
+     * Waits up to {@code wait}, or until this process is stopping ({@link #stopAdmitting()}, before or during the
+     * wait), or until interrupted: the back-off of a release held on the consumer thread (Kafka), which must not
+     * hold a shutdown up.
+     *
+     * @param wait how long at most
+     * @return {@code true} if the whole wait passed, {@code false} if it ended early (stopping, or interrupted:
+     *     the thread's interrupt flag is then set again)
+     */
+    public boolean awaitStopping(Duration wait) {
+        long deadline = System.nanoTime() + wait.toNanos();
+        synchronized (stopSignal) {
+            while (!stopping) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return true;
+                }
+                try {
+                    java.util.concurrent.TimeUnit.NANOSECONDS.timedWait(stopSignal, left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            }
+            return false;
+        }
     }
 
     /**

@@ -3,8 +3,9 @@ package org.ingestquarantine.delivery;
 import java.time.Duration;
 
 /**
- * The back-off of a broker without a per-message delay (RabbitMQ quorum queues, Kafka): the consumer
- * thread waits before it fails the exchange, so the redelivery comes no sooner.
+ * The back-off of a broker without a per-message delay (Kafka): the consumer thread waits before it fails the
+ * exchange, so the redelivery comes no sooner. The wait ends as soon as this process is stopping, so a shutdown
+ * is never held up by a back-off.
  */
 public final class ReleaseWait {
 
@@ -14,19 +15,15 @@ public final class ReleaseWait {
     /**
      * @param delay the class's back-off
      * @param max the longest wait allowed (the broker's patience with a silent consumer)
-     * @return {@code false} when the wait was interrupted (the consumer is stopping), else {@code true}
+     * @param inFlight ends the wait when the process starts stopping
+     * @return {@code false} when the wait ended early (the process is stopping, or the thread was interrupted),
+     *     else {@code true}
      */
-    public static boolean sleep(Duration delay, Duration max) {
+    public static boolean sleep(Duration delay, Duration max, InFlightAttempts inFlight) {
         Duration wait = delay.compareTo(max) > 0 ? max : delay;
         if (wait.isNegative() || wait.isZero()) {
             return true;
         }
-        try {
-            Thread.sleep(wait.toMillis());
-            return true;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
+        return inFlight.awaitStopping(wait);
     }
 }

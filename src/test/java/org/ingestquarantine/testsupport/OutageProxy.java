@@ -21,6 +21,9 @@ public final class OutageProxy implements AutoCloseable {
     private final int targetPort;
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
     private volatile boolean down;
+    /** Connections accepted since the last {@link #reset}, and the ordinals among them to reset. */
+    private final java.util.concurrent.atomic.AtomicInteger accepted = new java.util.concurrent.atomic.AtomicInteger();
+    private volatile Set<Integer> toReset = Set.of();
 
     private OutageProxy(int targetPort) throws IOException {
         this.targetPort = targetPort;
@@ -55,11 +58,33 @@ public final class OutageProxy implements AutoCloseable {
         down = false;
     }
 
+    /**
+     * Resets some of the next connections: the n-th one accepted from now on, for each n given, is closed with a TCP
+     * RST (SO_LINGER 0) before a byte is forwarded, as a broker or a load balancer that drops a client during its
+     * handshake would; the others are forwarded.
+     *
+     * @param ordinals which connections, counted from 1 at this call
+     */
+    public void reset(Integer... ordinals) {
+        accepted.set(0);
+        toReset = Set.of(ordinals);
+    }
+
+    /** @return connections accepted since {@link #reset} */
+    public int accepted() {
+        return accepted.get();
+    }
+
     private void acceptLoop() {
         while (!listener.isClosed()) {
             try {
                 Socket client = listener.accept();
                 if (down) {
+                    closeQuietly(client);
+                    continue;
+                }
+                if (toReset.contains(accepted.incrementAndGet())) {
+                    client.setSoLinger(true, 0);
                     closeQuietly(client);
                     continue;
                 }

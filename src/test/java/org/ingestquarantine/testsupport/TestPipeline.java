@@ -141,16 +141,25 @@ public final class TestPipeline implements AutoCloseable {
      * @throws Exception when it cannot be started
      */
     public ConsumerProcess startConsumerProcess(Path dataDir, Path log) throws Exception {
-        Map<String, String> p = new HashMap<>(testProperties());
+        Map<String, String> p = externalConsumerProperties(postgres());
         p.putAll(broker.externalConsumerProperties());
-        EmbeddedPostgresService pg = postgres();
+        return ConsumerProcess.start(broker.externalProfile(), dataDir, p, Map.of(), log);
+    }
+
+    /**
+     * @param pg the database a consumer in its own JVM ({@link ConsumerProcess}) is to use
+     * @return {@link #testProperties()} with that database (external) and this project's routes and broker
+     *     configurations; a mutable map for the test's own additions (the broker's address)
+     */
+    public static Map<String, String> externalConsumerProperties(EmbeddedPostgresService pg) {
+        Map<String, String> p = new HashMap<>(testProperties());
         p.put("db.mode", "external");
         p.put("db.url", pg.jdbcUrl());
         p.put("db.user", pg.user());
         p.put("db.password", pg.password());
         p.put("iq.routes-dir", Path.of("routes").toAbsolutePath().toString());
         p.put("iq.broker-configs-dir", Path.of("broker-configs").toAbsolutePath().toString());
-        return ConsumerProcess.start(broker.externalProfile(), dataDir, p, Map.of(), log);
+        return p;
     }
 
     /**

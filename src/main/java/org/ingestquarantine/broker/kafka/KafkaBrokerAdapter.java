@@ -10,6 +10,7 @@ import org.ingestquarantine.delivery.AttemptJournal;
 import org.ingestquarantine.delivery.AttemptOutcome;
 import org.ingestquarantine.delivery.BrokerAdapter;
 import org.ingestquarantine.delivery.FailureDisposition;
+import org.ingestquarantine.delivery.InFlightAttempts;
 import org.ingestquarantine.delivery.ReleaseWait;
 import org.ingestquarantine.pipeline.PipelineKeys;
 import org.slf4j.Logger;
@@ -39,7 +40,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Release.</b> {@link #release} closes the attempt as released, then waits the back-off on the
  * consumer thread, capped at {@code maxReleaseWait} (property {@code kafka.release-max-wait-ms}; keep it well under the consumer's {@code max.poll.interval.ms},
- * 300 s by default), and the exchange then fails. Its offset not committed, the same consumer seeks its
+ * 300 s by default; the wait ends at once when the process starts stopping), and the exchange then fails. Its offset not committed, the same consumer seeks its
  * partition back to it before its next poll ({@link KeepAliveConsumer}), so the failed record comes back
  * first, without the consumer leaving its group. The partition waits behind the record, so a poison record
  * holds it for at most its class's bounded deliveries and back-offs.
@@ -55,15 +56,18 @@ public final class KafkaBrokerAdapter implements BrokerAdapter {
     private final KafkaTopicIds topicIds;
     private final KafkaDeadLetters deadLetters;
     private final Duration maxReleaseWait;
+    private final InFlightAttempts inFlight;
 
     /**
      * @param journal the attempt journal, the only delivery counter Kafka has
      * @param topicIds the topics' ids, part of every key
      * @param deadLetters copies quarantined records to the dead-letter topic
      * @param maxReleaseWait the longest back-off one release waits; zero or negative = no wait
+     * @param inFlight ends a release's wait when the process starts stopping
      */
     KafkaBrokerAdapter(AttemptJournal journal, KafkaTopicIds topicIds, KafkaDeadLetters deadLetters,
-                       Duration maxReleaseWait) {
+                       Duration maxReleaseWait, InFlightAttempts inFlight) {
+        this.inFlight = inFlight;
         this.journal = journal;
         this.topicIds = topicIds;
         this.deadLetters = deadLetters;
@@ -134,8 +138,9 @@ public final class KafkaBrokerAdapter implements BrokerAdapter {
             // closed before the wait, so that a consumer killed while waiting is not counted as a death
             journal.close(attemptId, AttemptOutcome.RELEASED);
         }
-        // interrupted: the consumer is stopping; fail now, the record is read again from its offset
-        ReleaseWait.sleep(delay, maxReleaseWait);
+        // ended early when the process starts stopping: fail now; camel-kafka pauses the partition as the route is
+        // suspended, so the record is read again from its offset by the next consumer, not by this stopping one
+        ReleaseWait.sleep(delay, maxReleaseWait, inFlight);
     }
 
     private String keyOf(Exchange exchange) {

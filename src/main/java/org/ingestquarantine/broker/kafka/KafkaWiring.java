@@ -58,6 +58,7 @@ public final class KafkaWiring implements BrokerWiring {
                 settings.requiredMillis("kafka.dlq-outbox-poll-ms"));
         setup.closeOnStop().accept(outbox);
         KafkaDeadLetters deadLetters = new KafkaDeadLetters(outbox, settings.required("kafka.dlq-topic"));
-        return new KafkaBrokerAdapter(setup.journal(), topicIds, deadLetters, settings.requiredMillis("kafka.release-max-wait-ms"));
+        return new KafkaBrokerAdapter(setup.journal(), topicIds, deadLetters, settings.requiredMillis("kafka.release-max-wait-ms"),
+                setup.inFlight());
     }
 }

@@ -484,9 +484,18 @@ final class KeepAliveConsumer<K, V> implements Consumer<K, V> {
         return locked(delegate::paused);
     }
 
+    /**
+     * A pause of the caller's own (camel-kafka pauses every partition when its route is suspended, as a shutdown
+     * begins) is the caller's to undo: those partitions are no longer this class's to resume, even when a
+     * keep-alive poll had paused them first. Before, the next poll resumed them, so a stopping consumer read its
+     * released record again and again until the shutdown timeout.
+     */
     @Override
     public void pause(Collection<TopicPartition> partitions) {
-        locked(() -> delegate.pause(partitions));
+        locked(() -> {
+            pausedHere.removeAll(partitions);
+            delegate.pause(partitions);
+        });
     }
 
     @Override

@@ -4,9 +4,9 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.HexFormat;
-import java.util.Map;
 import org.apache.camel.Exchange;
 import org.apache.camel.component.springrabbit.SpringRabbitMQConstants;
+import org.ingestquarantine.delivery.AttemptJournal;
 import org.ingestquarantine.delivery.BrokerAdapter;
 import org.ingestquarantine.pipeline.PipelineKeys;
 import org.slf4j.Logger;
@@ -14,7 +14,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * RabbitMQ (quorum queue {@code ingest}, camel-spring-rabbitmq consumer): the key is the AMQP
- * {@code message-id} property, the count is our {@value #DELIVERIES_HEADER} header + {@code x-delivery-count} + 1.
+ * {@code message-id} property, the count comes from the attempt journal, as on Kafka.
  *
  * <p>Acknowledgement, as wired by {@link RabbitMqWiring} and {@link RabbitMqListenerAdvice}: a completed
  * exchange (indexed, unchanged, or quarantined with its record committed) is acknowledged; a released one is
@@ -29,9 +29,12 @@ import org.slf4j.LoggerFactory;
  * itself gives a message no identity a consumer could read, so this needs the one extra publish. Only a
  * message in {@code ingest.dlq} may still lack an id; it is keyed by its body ({@link #bodyKey(byte[])}).
  *
- * <p>Count: deliveries so far = {@value #DELIVERIES_HEADER} (deliveries of earlier copies of this message that
- * went through the retry queue; absent = 0) + {@code x-delivery-count} (returns of this copy: requeues and
- * consumers that died holding it; absent or 0 on its first delivery, RabbitMQ 3.10 quorum queues) + 1.
+ * <p>Count: {@link AttemptJournal#attempts} for the key + 1, counted by the statement that opens the attempt
+ * ({@link #countsInJournal}), so only deliveries that were started count. The broker's {@code x-delivery-count}
+ * counts more than that: a kill -9 returns the message its consumer held, and with two consumers on the dying
+ * connection RabbitMQ may hand it to the other, dying, channel first, which returns it once more (three
+ * deliveries then counted 1, 3, 5). So neither {@code x-delivery-count} nor any header is read: a producer's
+ * {@code iq-deliveries} header, or a non-numeric one, changes nothing.
  *
  * <p>Back-off: {@link #release} asks the advice to move the message to the retry queue with a per-message
  * TTL of the back-off; the quorum retry queue dead-letters it back to the ingest exchange when the TTL runs
@@ -42,12 +45,15 @@ public final class RabbitMqBrokerAdapter implements BrokerAdapter {
 
     /** Prefix of every RabbitMQ delivery key. */
     public static final String KEY_PREFIX = "rabbitmq:";
-    /** The header a quorum queue sets on a redelivered message: earlier returns of it. */
-    public static final String DELIVERY_COUNT_HEADER = "x-delivery-count";
-    /** Our header on a copy from the retry queue: deliveries of the message before this copy. */
-    public static final String DELIVERIES_HEADER = "iq-deliveries";
 
     private static final Logger LOG = LoggerFactory.getLogger(RabbitMqBrokerAdapter.class);
+
+    private final AttemptJournal journal;
+
+    /** @param journal the attempt journal, which counts the deliveries */
+    RabbitMqBrokerAdapter(AttemptJournal journal) {
+        this.journal = journal;
+    }
 
     @Override
     public String deliveryKey(Exchange exchange) {
@@ -75,35 +81,30 @@ public final class RabbitMqBrokerAdapter implements BrokerAdapter {
         }
     }
 
+    /** @return deliveries started so far + 1, from the attempt journal (one read; the admitting statement counts it itself) */
     @Override
     public int deliveryCount(Exchange exchange) {
-        return deliveries(exchange.getIn().getHeaders()) + 1;
+        return journal.attempts(deliveryKey(exchange)) + 1;
     }
 
-    /**
-     * @param headers a delivered message's headers
-     * @return deliveries before this one: {@value #DELIVERIES_HEADER} + {@value #DELIVERY_COUNT_HEADER}
-     *     (absent = 0), capped below {@link Integer#MAX_VALUE}
-     */
-    static int deliveries(Map<String, Object> headers) {
-        long n = number(headers.get(DELIVERIES_HEADER)) + number(headers.get(DELIVERY_COUNT_HEADER));
-        return (int) Math.min(Integer.MAX_VALUE - 1L, Math.max(0, n));
-    }
-
-    private static long number(Object value) {
-        return value instanceof Number n ? n.longValue() : value == null ? 0 : Long.parseLong(value.toString().trim());
+    @Override
+    public boolean countsInJournal() {
+        return true;
     }
 
     /**
      * Asks for the message to be moved to the retry queue with {@code delay} as its TTL once the exchange has
-     * failed ({@link RabbitMqListenerAdvice}); returns at once. A delivery that opened no attempt (handed back
-     * unworked: another attempt was live, or this process was stopping) is not counted: its copy carries the
-     * count it arrived with, so hand-backs neither spend a class's budget nor bring the message nearer the
-     * {@code rabbitmq.delivery-limit} backstop.
+     * failed ({@link RabbitMqListenerAdvice}); returns at once. The request carries the deliveries started so far:
+     * the journal's count, less this delivery when it opened no attempt (handed back unworked: another attempt
+     * was live, or this process was stopping), so hand-backs neither spend a class's budget nor bring the message
+     * nearer the {@code rabbitmq.delivery-limit} backstop.
      */
     @Override
     public void release(Exchange exchange, Duration delay) {
-        ReleaseRequest.request(delay, exchange.getProperty(PipelineKeys.ATTEMPT_ID) != null);
+        boolean started = exchange.getProperty(PipelineKeys.ATTEMPT_ID) != null;
+        Integer count = exchange.getProperty(PipelineKeys.DELIVERY_COUNT, Integer.class);
+        int soFar = count == null ? (started ? 1 : 0) : started ? count : count - 1;
+        ReleaseRequest.request(delay, Math.max(0, soFar));
         LOG.debug("{} to the retry queue for {} ms", deliveryKey(exchange), delay.toMillis());
     }
 }

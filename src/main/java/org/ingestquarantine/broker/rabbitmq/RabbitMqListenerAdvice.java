@@ -31,13 +31,13 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Completed exchange</b>: returns, and the container acknowledges.
  *   <li><b>Failed exchange released with a back-off</b> ({@link RabbitMqBrokerAdapter#release}): a copy goes
  *       to the retry queue with a per-message TTL of the back-off and our delivery count in the
- *       {@value RabbitMqBrokerAdapter#DELIVERIES_HEADER} header; once the broker confirms it, the original is
+ *       {@value #DELIVERIES_HEADER} header; once the broker confirms it, the original is
  *       acknowledged. The retry queue dead-letters the copy back to the ingest exchange when its TTL runs out,
  *       so no consumer thread waits out a back-off. When the count has passed the broker backstop
  *       ({@code rabbitmq.delivery-limit}), the original is rejected without requeue instead, and the quorum
  *       queue dead-letters it to {@code ingest.dlq} (swept into the quarantine table). A delivery handed back
- *       unworked ({@link ReleaseRequest#counted()} false: no attempt opened) is not counted: its copy carries the
- *       count it came with, and a copy is a new message to the broker (x-delivery-count starts again).
+ *       unworked (no attempt opened) is not counted. The count is the attempt journal's
+ *       ({@link RabbitMqBrokerAdapter}): the header only records it on the copy, and nothing reads it back.
  *   <li><b>Any other failure</b>, or a copy that could not be published: requeued at once
  *       ({@link ImmediateRequeueAmqpException}); the quorum queue counts it in {@code x-delivery-count}.
  * </ul>
@@ -51,8 +51,11 @@ final class RabbitMqListenerAdvice extends RetryOperationsInterceptor {
 
     /** Header names the copies never carry over: the broker's own counts and death history. */
     private static final java.util.Set<String> BROKER_HEADERS = java.util.Set.of(
-            RabbitMqBrokerAdapter.DELIVERY_COUNT_HEADER, "x-death", "x-first-death-exchange", "x-first-death-queue",
+            "x-delivery-count", "x-death", "x-first-death-exchange", "x-first-death-queue",
             "x-first-death-reason", "x-last-death-exchange", "x-last-death-queue", "x-last-death-reason");
+
+    /** Our header on a copy from the retry queue: deliveries of the message started before this copy. */
+    static final String DELIVERIES_HEADER = "iq-deliveries";
 
     private static final Logger LOG = LoggerFactory.getLogger(RabbitMqListenerAdvice.class);
     private static final DefaultMessagePropertiesConverter PROPERTIES = new DefaultMessagePropertiesConverter();
@@ -97,10 +100,8 @@ final class RabbitMqListenerAdvice extends RetryOperationsInterceptor {
         } catch (Throwable failed) {
             ReleaseRequest release = ReleaseRequest.take();
             if (release != null) {
-                // deliveries so far, this one included unless it was handed back unworked: what the copy's next
-                // delivery counts from
-                int soFar = RabbitMqBrokerAdapter.deliveries(message.getMessageProperties().getHeaders())
-                        + (release.counted() ? 1 : 0);
+                // deliveries started so far (the journal's count): what the copy carries
+                int soFar = release.deliveries();
                 if (soFar > deliveryLimit) {
                     throw new AmqpRejectAndDontRequeueException("delivered " + soFar
                             + " times, past the backstop; dead-lettered");
@@ -118,10 +119,6 @@ final class RabbitMqListenerAdvice extends RetryOperationsInterceptor {
     /** Publishes a copy with a fresh message id to the ingest exchange; throws (requeue) if unconfirmed. */
     private void assignIdentity(Message original) {
         Message copy = copyOf(original, UlidCreator.getMonotonicUlid().toString());
-        Object returned = original.getMessageProperties().getHeaders().get(RabbitMqBrokerAdapter.DELIVERIES_HEADER);
-        if (returned != null) {
-            copy.getMessageProperties().setHeader(RabbitMqBrokerAdapter.DELIVERIES_HEADER, returned);
-        }
         try {
             publishConfirmed(exchange, routingKey, copy);
         } catch (AmqpException e) {
@@ -132,12 +129,12 @@ final class RabbitMqListenerAdvice extends RetryOperationsInterceptor {
     }
 
     /**
-     * @param deliveries deliveries of the message so far, this one included
+     * @param deliveries deliveries of the message started so far
      * @return whether the copy is confirmed in the retry queue
      */
     private boolean toRetryQueue(Message original, Duration backoff, int deliveries) {
         Message copy = copyOf(original, original.getMessageProperties().getMessageId());
-        copy.getMessageProperties().setHeader(RabbitMqBrokerAdapter.DELIVERIES_HEADER, deliveries);
+        copy.getMessageProperties().setHeader(DELIVERIES_HEADER, deliveries);
         copy.getMessageProperties().setExpiration(Long.toString(Math.max(0, backoff.toMillis())));
         try {
             publishConfirmed("", retryQueue, copy);
@@ -185,7 +182,7 @@ final class RabbitMqListenerAdvice extends RetryOperationsInterceptor {
         p.setType(from.getType());
         p.setAppId(from.getAppId());
         for (Map.Entry<String, Object> h : from.getHeaders().entrySet()) {
-            if (!BROKER_HEADERS.contains(h.getKey()) && !RabbitMqBrokerAdapter.DELIVERIES_HEADER.equals(h.getKey())) {
+            if (!BROKER_HEADERS.contains(h.getKey()) && !DELIVERIES_HEADER.equals(h.getKey())) {
                 p.setHeader(h.getKey(), h.getValue());
             }
         }

@@ -39,7 +39,9 @@ import org.springframework.util.ErrorHandler;
  * <p>Properties, all in application-rabbitmq.properties with their units: {@code rabbitmq.uri},
  * {@code rabbitmq.exchange}, {@code rabbitmq.routing-key}, {@code rabbitmq.queue},
  * {@code rabbitmq.retry-queue} (declared here if missing, as in {@code broker-configs/rabbitmq/definitions.json}),
- * {@code rabbitmq.delivery-limit} and
+ * {@code rabbitmq.delivery-limit}, {@code rabbitmq.startup-retry-ms} and {@code rabbitmq.startup-retry-interval-ms}
+ * (how long and how often start-up tries again a broker that refuses or drops a connection,
+ * {@link StartupRetryingConnectionFactory}) and
  * {@code rabbitmq.dlq-requeue-delay-ms} (pause before a DLQ message whose sweep failed is requeued, so a
  * persistent failure does not spin).
  */
@@ -69,20 +71,22 @@ public final class RabbitMqWiring implements BrokerWiring {
         publishers.setPublisherConfirmType(CachingConnectionFactory.ConfirmType.SIMPLE);
         setup.closeOnStop().accept(publishers::destroy);
 
-        RabbitTemplate publisher = new RabbitTemplate(publishers);
+        Duration retryFor = settings.requiredMillis("rabbitmq.startup-retry-ms");
+        Duration retryEvery = settings.requiredMillis("rabbitmq.startup-retry-interval-ms");
+        RabbitTemplate publisher = new RabbitTemplate(new StartupRetryingConnectionFactory(publishers, retryFor, retryEvery));
         String exchange = settings.required("rabbitmq.exchange");
         String routingKey = settings.required("rabbitmq.routing-key");
         String retryQueue = settings.required("rabbitmq.retry-queue");
         declareRetryQueue(publisher, retryQueue, exchange, routingKey);
 
-        registry.bind(CONNECTION_FACTORY, consumers);
+        registry.bind(CONNECTION_FACTORY, new StartupRetryingConnectionFactory(consumers, retryFor, retryEvery));
         registry.bind(REQUEUE, new RabbitMqListenerAdvice(publisher, exchange, routingKey, retryQueue,
                 Integer.parseInt(settings.required("rabbitmq.delivery-limit"))));
         registry.bind(DLQ_REQUEUE, requeueAfter(settings.requiredMillis("rabbitmq.dlq-requeue-delay-ms")));
         registry.bind(LISTENER_ERRORS, listenerErrors());
         registry.bind("ingestPublisher", new RabbitMqIngestPublisher(publisher, exchange, routingKey,
                 settings.required("rabbitmq.queue")));
-        return new RabbitMqBrokerAdapter();
+        return new RabbitMqBrokerAdapter(setup.journal());
     }
 
     /**

@@ -8,20 +8,20 @@ import java.time.Duration;
  * synchronously there, so the request of one delivery is seen only by that delivery's advice.
  *
  * @param backoff how long the broker should hold the message back
- * @param counted whether this delivery counts as one: false for a delivery handed back unworked (no attempt was
- *     opened: another attempt at the message was live, or the process was stopping), whose copy then carries
- *     the count it arrived with
+ * @param deliveries deliveries of the message started so far (the attempt journal's count), this one included
+ *     unless it was handed back unworked (no attempt opened: another attempt at the message was live, or the
+ *     process was stopping); the copy carries it, and the {@code rabbitmq.delivery-limit} backstop reads it
  */
-record ReleaseRequest(Duration backoff, boolean counted) {
+record ReleaseRequest(Duration backoff, int deliveries) {
 
     private static final ThreadLocal<ReleaseRequest> REQUEST = new ThreadLocal<>();
 
     /**
      * @param backoff how long the broker should hold the message back
-     * @param counted whether this delivery counts
+     * @param deliveries deliveries started so far
      */
-    static void request(Duration backoff, boolean counted) {
-        REQUEST.set(new ReleaseRequest(backoff, counted));
+    static void request(Duration backoff, int deliveries) {
+        REQUEST.set(new ReleaseRequest(backoff, deliveries));
     }
 
     /** @return the release requested on this thread since the last {@link #clear()}, or null; clears it */

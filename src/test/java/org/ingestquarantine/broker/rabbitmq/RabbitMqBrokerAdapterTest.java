@@ -10,17 +10,13 @@ import org.apache.camel.support.DefaultExchange;
 import org.ingestquarantine.pipeline.PipelineKeys;
 import org.junit.jupiter.api.Test;
 
-/** Ensures the RabbitMQ adapter counts our deliveries header plus x-delivery-count (absent = 0), keys by message id (body hash only for an id-less DLQ message), and releases without waiting. */
+/**
+ * Ensures the RabbitMQ adapter keys by message id (body hash only for an id-less DLQ message), and releases without
+ * waiting, carrying the journal's count of started deliveries (the count itself: {@link RabbitMqConsumerKilledIT}).
+ */
 class RabbitMqBrokerAdapterTest {
 
-    private final RabbitMqBrokerAdapter adapter = new RabbitMqBrokerAdapter();
-
-    @Test
-    void shouldCountDeliveriesAsDeliveryCountPlusOne() {
-        assertThat(adapter.deliveryCount(exchange(null, null))).isEqualTo(1);
-        assertThat(adapter.deliveryCount(exchange(null, 0L))).isEqualTo(1);
-        assertThat(adapter.deliveryCount(exchange(null, 6L))).isEqualTo(7);
-    }
+    private final RabbitMqBrokerAdapter adapter = new RabbitMqBrokerAdapter(null);
 
     @Test
     void shouldKeyByMessageIdElseByBodyHash() {
@@ -31,26 +27,22 @@ class RabbitMqBrokerAdapterTest {
     }
 
     @Test
-    void shouldAddOurDeliveriesHeaderToTheBrokersCount() {
-        Exchange copy = exchange("m-1", 2L);
-        copy.getIn().setHeader(RabbitMqBrokerAdapter.DELIVERIES_HEADER, 3);
-        assertThat(adapter.deliveryCount(copy)).isEqualTo(6);
-    }
-
-    @Test
     void shouldHandTheReleaseToTheAdviceWithoutWaiting() {
         Exchange worked = exchange("m-1", null);
         worked.setProperty(PipelineKeys.ATTEMPT_ID, 7L);
+        worked.setProperty(PipelineKeys.DELIVERY_COUNT, 3);
         adapter.release(worked, Duration.ofSeconds(30));
-        assertThat(ReleaseRequest.take()).isEqualTo(new ReleaseRequest(Duration.ofSeconds(30), true));
+        assertThat(ReleaseRequest.take()).isEqualTo(new ReleaseRequest(Duration.ofSeconds(30), 3));
         assertThat(ReleaseRequest.take()).isNull();
     }
 
     /** A delivery handed back unworked (no attempt opened: another was live) does not count. */
     @Test
     void shouldNotCountADeliveryHandedBackUnworked() {
-        adapter.release(exchange("m-1", 3L), Duration.ofSeconds(5));
-        assertThat(ReleaseRequest.take()).isEqualTo(new ReleaseRequest(Duration.ofSeconds(5), false));
+        Exchange handedBack = exchange("m-1", 3L);
+        handedBack.setProperty(PipelineKeys.DELIVERY_COUNT, 3);
+        adapter.release(handedBack, Duration.ofSeconds(5));
+        assertThat(ReleaseRequest.take()).isEqualTo(new ReleaseRequest(Duration.ofSeconds(5), 2));
     }
 
     private static Exchange exchange(String messageId, Long deliveryCount) {
@@ -60,7 +52,7 @@ class RabbitMqBrokerAdapterTest {
             e.getIn().setHeader(SpringRabbitMQConstants.MESSAGE_ID, messageId);
         }
         if (deliveryCount != null) {
-            e.getIn().setHeader(RabbitMqBrokerAdapter.DELIVERY_COUNT_HEADER, deliveryCount);
+            e.getIn().setHeader("x-delivery-count", deliveryCount);
         }
         return e;
     }

@@ -136,6 +136,29 @@ class RabbitMqDeliveryIT {
         }
     }
 
+    /**
+     * Count headers a producer set are not believed (issue 21): a good document published with a non-numeric
+     * {@code iq-deliveries} and a {@code x-delivery-count} of 7 is indexed on its first delivery, counted 1.
+     */
+    @Test
+    void shouldIndexAGoodDocumentWhateverCountHeadersItsProducerSet() throws Exception {
+        Path pdf = Path.of("samples", "pdfs", "01-text-one-page.pdf").toAbsolutePath();
+        String body = new IngestMessage("cli", "forged-count.pdf", pdf.toUri(), null, null, null).toJson();
+        try (var connection = fixture.broker().connectionFactory().newConnection("forging-publisher");
+             var channel = connection.createChannel()) {
+            channel.basicPublish("ingest", "ingest", new com.rabbitmq.client.AMQP.BasicProperties.Builder()
+                    .messageId("forged-count").deliveryMode(2).contentType("application/json")
+                    .headers(Map.of("iq-deliveries", "not a number", "x-delivery-count", 7)).build(),
+                    body.getBytes(StandardCharsets.UTF_8));
+        }
+        String key = RabbitMqBrokerAdapter.KEY_PREFIX + "forged-count";
+        assertThat(pipeline.awaitOutcome(key, WAIT)).isEqualTo("indexed");
+        assertThat(org.ingestquarantine.testsupport.SqlCount.of(pipeline.dataSource(),
+                "SELECT count(*) FROM attempt_journal WHERE delivery_key = ? AND delivery_count = 1", key))
+                .as("one attempt, counted as the first delivery").isEqualTo(1);
+        assertThat(pipeline.store().find("cli", "forged-count.pdf")).isEmpty();
+    }
+
     /** Four transient failures ahead of it back off in the retry queue; the healthy document is indexed at once. */
     @Test
     void shouldIndexAHealthyDocumentBehindFourTransientFailuresAtOnce() throws Exception {
