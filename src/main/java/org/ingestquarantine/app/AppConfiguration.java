@@ -147,6 +147,7 @@ public final class AppConfiguration implements CamelConfiguration {
     public void configure(CamelContext context) throws Exception {
         Settings settings = new Settings(context.getPropertiesComponent()::resolveProperty);
         Registry registry = context.getRegistry();
+        RouteLogLevels.install(context); // a route's log step shows at INFO (routes/README.md)
         Deque<AutoCloseable> started = new ArrayDeque<>();
         Stopper stopper = new Stopper(started);
         context.addService(stopper, true, true);
