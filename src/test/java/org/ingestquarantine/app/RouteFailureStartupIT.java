@@ -98,7 +98,7 @@ class RouteFailureStartupIT {
                 .isEqualTo(" ".repeat(rest.get(place + 1).length() - broken.length() + 5) + "^");
     }
 
-    /** @return the embedded PostgreSQL's pid, read from its {@code postmaster.pid} while the consumer starts */
+    /** @return the embedded PostgreSQL server's pid, read from its {@code postmaster.pid} while the consumer starts */
     private static long awaitPostmaster(Path postgres, ConsumerProcess run, Path log) throws Exception {
         long deadline = System.nanoTime() + RoutesCopy.START_LIMIT.toNanos();
         while (System.nanoTime() < deadline) {
@@ -117,8 +117,9 @@ class RouteFailureStartupIT {
     private static OptionalLong readPid(Path pidFile) {
         try {
             List<String> lines = Files.readAllLines(pidFile);
-            return lines.isEmpty() || lines.get(0).isBlank() ? OptionalLong.empty()
-                    : OptionalLong.of(Long.parseLong(lines.get(0).trim()));
+            long pid = lines.isEmpty() || lines.get(0).isBlank() ? 0 : Long.parseLong(lines.get(0).trim());
+            // initdb's single-user backend writes its pid negated: the server's own comes after it
+            return pid > 0 ? OptionalLong.of(pid) : OptionalLong.empty();
         } catch (java.io.IOException | NumberFormatException notYet) {
             return OptionalLong.empty();
         }
