@@ -149,6 +149,7 @@ public final class AppConfiguration implements CamelConfiguration {
     public void configure(CamelContext context) throws Exception {
         Settings settings = new Settings(context.getPropertiesComponent()::resolveProperty);
         Registry registry = context.getRegistry();
+        RouteLogLevels.install(context); // a route's log step shows at INFO (routes/README.md)
         Deque<AutoCloseable> started = new ArrayDeque<>();
         Stopper stopper = new Stopper(started);
         context.addService(stopper, true, true);
@@ -158,7 +159,7 @@ public final class AppConfiguration implements CamelConfiguration {
             // Camel does not stop a context whose start failed here, so what was started (the embedded
             // PostgreSQL, the broker, the parse workers) is stopped now, not left running after the exit
             try {
-                stopper.doStop();
+                stopper.stopAll();
             } catch (Exception suppressed) {
                 e.addSuppressed(suppressed);
             }
@@ -518,6 +519,22 @@ public final class AppConfiguration implements CamelConfiguration {
     }
 
     /**
+     * Stops what {@link #configure} started on {@code context}, newest first, as the context's stop would: for a
+     * start-up that failed after it (a route Camel cannot create: an unknown bean, field or component), where
+     * Camel stops neither the context nor its services, so the embedded PostgreSQL, the broker and the parse
+     * workers would outlive the process. Does nothing on a context it did not configure or already stopped.
+     *
+     * @param context the context {@link #configure} ran on, or null (Camel failed before creating one)
+     * @throws Exception the first failure to close, after all were tried
+     */
+    public static void stopStarted(CamelContext context) throws Exception {
+        Stopper stopper = context == null ? null : context.hasService(Stopper.class);
+        if (stopper != null) {
+            stopper.stopAll();
+        }
+    }
+
+    /**
      * Closes what {@link #configure} started, newest first, when the context stops (after its routes: the
      * consumers have finished or handed back their documents), so the broker (the embedded SQS store) closes
      * before the database and the embedded PostgreSQL last. One that fails to close does not keep the others
@@ -533,6 +550,11 @@ public final class AppConfiguration implements CamelConfiguration {
 
         @Override
         protected void doStop() throws Exception {
+            stopAll();
+        }
+
+        /** Closes all that is left to close; once closed, each is forgotten, so a second call does nothing. */
+        synchronized void stopAll() throws Exception {
             Exception first = null;
             while (!started.isEmpty()) {
                 try {

@@ -57,7 +57,7 @@ public final class PipelineApp implements AutoCloseable {
                 });
             } catch (Exception | Error e) {
                 app.removeExitHook();
-                main.stop();
+                stopAfterFailure(main, e);
                 throw e;
             }
             timeline.mark("ready");
@@ -84,10 +84,11 @@ public final class PipelineApp implements AutoCloseable {
             Main main = configure(profile, dataDir, overrides);
             try {
                 runLocked(main);
-            } finally {
-                // a start that failed midway leaves no embedded database running (its exit hook is disarmed)
-                main.stop();
+            } catch (Exception | Error e) {
+                stopAfterFailure(main, e);
+                throw e;
             }
+            stop(main);
         }
     }
 
@@ -123,6 +124,28 @@ public final class PipelineApp implements AutoCloseable {
             }
         });
         main.run();
+    }
+
+    /**
+     * Stops Camel Main and then what {@link AppConfiguration} started: a Main or context whose start failed is
+     * taken by Camel for stopped and its stop does nothing, which left the embedded PostgreSQL running (PPID 1)
+     * after an unknown bean, field or component in a route.
+     */
+    private static void stop(Main main) throws Exception {
+        try {
+            main.stop();
+        } finally {
+            AppConfiguration.stopStarted(main.getCamelContext());
+        }
+    }
+
+    /** {@link #stop}, after a failed start: what fails to stop is added to {@code failure}, which stays the error. */
+    private static void stopAfterFailure(Main main, Throwable failure) {
+        try {
+            stop(main);
+        } catch (Exception | Error e) {
+            failure.addSuppressed(e);
+        }
     }
 
     private static Main configure(String profile, Path dataDir, Map<String, String> overrides) {
@@ -176,7 +199,7 @@ public final class PipelineApp implements AutoCloseable {
     public void close() throws Exception {
         removeExitHook();
         try {
-            main.stop();
+            stop(main);
         } finally {
             lock.close();
         }
@@ -184,7 +207,7 @@ public final class PipelineApp implements AutoCloseable {
 
     private void closeOnExit() {
         try {
-            main.stop();
+            stop(main);
             lock.close();
         } catch (Exception e) {
             LoggerFactory.getLogger(PipelineApp.class).warn("stopping at JVM exit failed: {}", e.toString());

@@ -23,13 +23,15 @@ public final class IngestQuarantineCli {
 
     /**
      * @return the launcher's command line, every subcommand registered; an uncaught failure is one line,
-     *     exit 1; a bad argument (unmatched argument, unknown option, missing required option, invalid value)
+     *     exit 1 (a route file Camel could not read: that line names its file and line, Camel's marked place
+     *     follows); a bad argument (unmatched argument, unknown option, missing required option, invalid value)
      *     is one line, {@link #oneLine}, exit 2, without the whole usage text
      */
     public static CommandLine commandLine() {
         CommandLine cli = new CommandLine(new IngestQuarantineCli());
         cli.setExecutionExceptionHandler((e, cmd, parsed) -> {
             cmd.getErr().println(cmd.getCommandName() + ": " + OneLineError.describe(e));
+            OneLineError.details(e).forEach(cmd.getErr()::println);
             return 1;
         });
         cli.setParameterExceptionHandler((e, args) -> {
