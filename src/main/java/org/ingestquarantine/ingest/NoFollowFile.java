@@ -43,6 +43,8 @@ final class NoFollowFile implements Closeable {
     }
 
     private static final int BUFFER_BYTES = 64 * 1024;
+    /** The attributes read from an open handle: type and permissions, names, size, time. */
+    private static final String ATTRIBUTES = "unix:mode,nlink,size,lastModifiedTime";
 
     private final int fd;
     private final String shown;
@@ -95,8 +97,7 @@ final class NoFollowFile implements Closeable {
             int fd = dir;
             dir = -1;
             try {
-                return new NoFollowFile(fd, shown, Files.readAttributes(handlePath(fd),
-                        "unix:mode,nlink,ino,dev,size,lastModifiedTime"));
+                return new NoFollowFile(fd, shown, Files.readAttributes(handlePath(fd), ATTRIBUTES));
             } catch (IOException | RuntimeException e) {
                 closeQuietly(fd);
                 throw e;
@@ -128,18 +129,12 @@ final class NoFollowFile implements Closeable {
         return (FileTime) attributes.get("lastModifiedTime");
     }
 
-    /** @return the opened file's identity ({@code dev:ino}), as {@code BasicFileAttributes.fileKey} gives it */
-    String fileKey() {
-        return attributes.get("dev") + ":" + attributes.get("ino");
-    }
-
     /**
      * @return the opened file's attributes now (size and time after a read), from the handle
      * @throws IOException when they cannot be read
      */
     NoFollowFile refreshed() throws IOException {
-        return new NoFollowFile(fd, shown, Files.readAttributes(handlePath(fd),
-                "unix:mode,nlink,ino,dev,size,lastModifiedTime"));
+        return new NoFollowFile(fd, shown, Files.readAttributes(handlePath(fd), ATTRIBUTES));
     }
 
     /**
