@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -81,14 +80,7 @@ final class EmbeddedAccess {
      * @param dataDirectory the server's folder
      */
     static void writeHba(Path dataDirectory) throws IOException {
-        Path hba = dataDirectory.resolve("pg_hba.conf");
-        Path tmp = OwnerOnlyFiles.ownerOnly(Files.createTempFile(dataDirectory, ".pg_hba", ".tmp"));
-        try {
-            Files.writeString(tmp, HBA, StandardCharsets.UTF_8);
-            Files.move(tmp, hba, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } finally {
-            Files.deleteIfExists(tmp);
-        }
+        OwnerOnlyFiles.writeString(dataDirectory.resolve("pg_hba.conf"), HBA);
     }
 
     /**
@@ -101,9 +93,7 @@ final class EmbeddedAccess {
      *     folder still trusts local connections, as one made before passwords did)
      */
     static void setUpRoles(int port, EmbeddedCredentials credentials) throws SQLException {
-        String url = "jdbc:postgresql://localhost:" + port + "/" + EmbeddedPostgresService.DATABASE;
-        try (Connection c = DriverManager.getConnection(url, EmbeddedPostgresService.SUPERUSER,
-                credentials.superuserPassword()); Statement s = c.createStatement()) {
+        try (Connection c = asSuperuser(port, credentials); Statement s = c.createStatement()) {
             c.setAutoCommit(false);
             PGConnection pg = c.unwrap(PGConnection.class);
             pg.alterUserPassword(EmbeddedPostgresService.SUPERUSER, credentials.superuserPassword().toCharArray(),
@@ -131,10 +121,13 @@ final class EmbeddedAccess {
      * @param credentials the superuser's password
      */
     static void reload(int port, EmbeddedCredentials credentials) throws SQLException {
-        String url = "jdbc:postgresql://localhost:" + port + "/" + EmbeddedPostgresService.DATABASE;
-        try (Connection c = DriverManager.getConnection(url, EmbeddedPostgresService.SUPERUSER,
-                credentials.superuserPassword()); Statement s = c.createStatement()) {
+        try (Connection c = asSuperuser(port, credentials); Statement s = c.createStatement()) {
             s.execute("SELECT pg_reload_conf()");
         }
+    }
+
+    private static Connection asSuperuser(int port, EmbeddedCredentials credentials) throws SQLException {
+        return DriverManager.getConnection("jdbc:postgresql://localhost:" + port + "/" + EmbeddedPostgresService.DATABASE,
+                EmbeddedPostgresService.SUPERUSER, credentials.superuserPassword());
     }
 }

@@ -27,17 +27,37 @@ public final class OwnerOnlyFiles {
      */
     public static void writeProperties(Path file, Properties properties, String comment) {
         try {
-            Path tmp = ownerOnly(Files.createTempFile(file.toAbsolutePath().getParent(), "." + file.getFileName(), ".tmp"));
-            try {
+            write(file, tmp -> {
                 try (Writer w = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
                     properties.store(w, comment);
                 }
-                Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } finally {
-                Files.deleteIfExists(tmp);
-            }
+            });
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * @param file where
+     * @param text what, as UTF-8
+     * @throws IOException if it cannot be written
+     */
+    static void writeString(Path file, String text) throws IOException {
+        write(file, tmp -> Files.writeString(tmp, text, StandardCharsets.UTF_8));
+    }
+
+    /** What goes into the temporary file before it is moved over the target. */
+    private interface Content {
+        void writeTo(Path tmp) throws IOException;
+    }
+
+    private static void write(Path file, Content content) throws IOException {
+        Path tmp = ownerOnly(Files.createTempFile(file.toAbsolutePath().getParent(), "." + file.getFileName(), ".tmp"));
+        try {
+            content.writeTo(tmp);
+            Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } finally {
+            Files.deleteIfExists(tmp);
         }
     }
 
