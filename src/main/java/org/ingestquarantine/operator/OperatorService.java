@@ -182,10 +182,8 @@ public final class OperatorService {
 
     /** @return the rows of the sources an operator named (configured, a total, a recorded root), and the cap */
     private SourceRows sourceRows() {
-        java.util.Set<String> named = new java.util.HashSet<>(configuredSources);
-        named.addAll(roots.all().keySet());
-        named.addAll(queries.sourcesWithTotals());
-        return new SourceRows(named, unnamedSourceRows);
+        return new SourceRows(org.ingestquarantine.metrics.SourceTags.of(configuredSources)
+                .with(roots.all().keySet()).with(queries.sourcesWithTotals()), unnamedSourceRows);
     }
 
     /**
