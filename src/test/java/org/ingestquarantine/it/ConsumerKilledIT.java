@@ -46,8 +46,7 @@ class ConsumerKilledIT {
 
     @Test
     void shouldQuarantineADocumentWhoseConsumerDiesTwiceAndLoseNothing() throws Exception {
-        Path log = Files.createDirectories(Path.of("target")).resolve("consumer-killed-it.log");
-        Files.deleteIfExists(log);
+        Path log = ConsumerProcess.freshLog("consumer-killed-it.log");
         try (EmbeddedPostgresService pg = EmbeddedPostgresService.start(tmp.resolve("pg"), 0);
              Database db = Database.open(pg.jdbcUrl(), pg.user(), pg.password());
              EmbeddedSqsServer sqsServer = EmbeddedSqsServer.start(FreePort.find());

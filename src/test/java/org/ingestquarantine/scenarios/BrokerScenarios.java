@@ -189,8 +189,7 @@ abstract class BrokerScenarios {
      */
     @Test
     void shouldLoseNothingWhenTheConsumerIsKilledMidRun() throws Exception {
-        Path log = Files.createDirectories(Path.of("target")).resolve("consumer-killed-" + getClass().getSimpleName() + ".log");
-        Files.deleteIfExists(log);
+        Path log = ConsumerProcess.freshLog("consumer-killed-" + getClass().getSimpleName() + ".log");
         Path slow = LongPdf.write(Files.createDirectories(data.resolve("docs")).resolve("slow.pdf"), SLOW_PAGES);
         try (TestPipeline pipeline = TestPipeline.startIdle(data.resolve("app"), fixture())) {
             Batch batch = Batch.publish(pipeline, "kill", slow);

@@ -2,6 +2,7 @@ package org.ingestquarantine.testsupport;
 
 import java.io.File;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,6 +19,17 @@ public final class ConsumerProcess implements AutoCloseable {
 
     private ConsumerProcess(Process process) {
         this.process = process;
+    }
+
+    /**
+     * @param fileName a log file's name
+     * @return {@code target/<fileName>}, its folder made and an earlier run's file deleted, to give {@link #start}
+     * @throws IOException when the folder cannot be made or the old file deleted
+     */
+    public static Path freshLog(String fileName) throws IOException {
+        Path log = Files.createDirectories(Path.of("target")).resolve(fileName);
+        Files.deleteIfExists(log);
+        return log;
     }
 
     /**

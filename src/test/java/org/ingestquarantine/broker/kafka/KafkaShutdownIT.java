@@ -46,8 +46,7 @@ class KafkaShutdownIT {
 
     @Test
     void shouldExitWithinTenSecondsOfSigtermDuringARelease() throws Exception {
-        Path log = Files.createDirectories(Path.of("target")).resolve("kafka-shutdown-it.log");
-        Files.deleteIfExists(log);
+        Path log = ConsumerProcess.freshLog("kafka-shutdown-it.log");
         AtomicInteger gets = new AtomicInteger();
         HttpServer busy = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         busy.createContext("/", ex -> {

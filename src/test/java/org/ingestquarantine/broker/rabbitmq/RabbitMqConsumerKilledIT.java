@@ -44,8 +44,7 @@ class RabbitMqConsumerKilledIT {
 
     @Test
     void shouldCountEachKillOfATwoConsumerProcessAsOneDelivery() throws Exception {
-        Path log = Files.createDirectories(Path.of("target")).resolve("rabbitmq-consumer-killed-it.log");
-        Files.deleteIfExists(log);
+        Path log = ConsumerProcess.freshLog("rabbitmq-consumer-killed-it.log");
         try (RabbitMqVhost vhost = RabbitMqVhost.fresh(VHOST);
              EmbeddedPostgresService pg = EmbeddedPostgresService.start(tmp.resolve("pg"), 0);
              Database db = Database.open(pg.jdbcUrl(), pg.user(), pg.password())) {

@@ -41,8 +41,7 @@ class RabbitMqStartupIT {
 
     @Test
     void shouldRetryABrokerThatResetsItsConnectionsDuringStartUp() throws Exception {
-        Path log = Files.createDirectories(Path.of("target")).resolve("rabbitmq-startup-it.log");
-        Files.deleteIfExists(log);
+        Path log = ConsumerProcess.freshLog("rabbitmq-startup-it.log");
         try (RabbitMqVhost vhost = RabbitMqVhost.fresh(VHOST);
              OutageProxy proxy = OutageProxy.to(RabbitMqBroker.PORT);
              EmbeddedPostgresService pg = EmbeddedPostgresService.start(tmp.resolve("pg"), 0);
