@@ -40,6 +40,7 @@ import org.ingestquarantine.delivery.DlqSweeper;
 import org.ingestquarantine.delivery.ErrorTaxonomy;
 import org.ingestquarantine.delivery.FailureDisposition;
 import org.ingestquarantine.delivery.InFlightAttempts;
+import org.ingestquarantine.delivery.NoCamelRedelivery;
 import org.ingestquarantine.delivery.Outcomes;
 import org.ingestquarantine.delivery.QuietRollbackHandler;
 import org.ingestquarantine.delivery.ReleasingShutdownStrategy;
@@ -150,6 +151,7 @@ public final class AppConfiguration implements CamelConfiguration {
         Settings settings = new Settings(context.getPropertiesComponent()::resolveProperty);
         Registry registry = context.getRegistry();
         RouteLogLevels.install(context); // a route's log step shows at INFO (routes/README.md)
+        context.addStartupListener(new NoCamelRedelivery()); // routes created, consumers not started yet
         Deque<AutoCloseable> started = new ArrayDeque<>();
         Stopper stopper = new Stopper(started);
         context.addService(stopper, true, true);
@@ -212,6 +214,8 @@ public final class AppConfiguration implements CamelConfiguration {
         InFlightAttempts inFlight = new InFlightAttempts();
         BrokerAdapter broker = timeline.time("broker", () -> brokerWiring.open(new BrokerSetup(settings,
                 registry, started::push, journal, store, database.dataSource(), inFlight)));
+        // a budget the broker's own dead-lettering would cut short is refused, naming the property (BrokerBackstop)
+        broker.backstop().ifPresent(backstop -> backstop.checkBelow(policies));
         MiniLmEmbedder tokenizer = join(embedderStart);
         Embedder embedder = EmbedderChoice.choose(settings, tokenizer);
 

@@ -64,4 +64,13 @@ public interface BrokerAdapter {
     default int redriveAt() {
         return Integer.MAX_VALUE;
     }
+
+    /**
+     * @return the broker's own dead-letter limit, which every class's budget must stay below (checked at start-up);
+     *     empty where the broker has none (Kafka: the attempt journal counts and our code writes its dead-letter
+     *     topic; an SQS queue without a RedrivePolicy)
+     */
+    default java.util.Optional<BrokerBackstop> backstop() {
+        return java.util.Optional.empty();
+    }
 }

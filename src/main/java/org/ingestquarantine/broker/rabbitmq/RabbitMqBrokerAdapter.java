@@ -8,6 +8,7 @@ import org.apache.camel.Exchange;
 import org.apache.camel.component.springrabbit.SpringRabbitMQConstants;
 import org.ingestquarantine.delivery.AttemptJournal;
 import org.ingestquarantine.delivery.BrokerAdapter;
+import org.ingestquarantine.delivery.BrokerBackstop;
 import org.ingestquarantine.pipeline.PipelineKeys;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,10 +50,15 @@ public final class RabbitMqBrokerAdapter implements BrokerAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(RabbitMqBrokerAdapter.class);
 
     private final AttemptJournal journal;
+    private final int deliveryLimit;
 
-    /** @param journal the attempt journal, which counts the deliveries */
-    RabbitMqBrokerAdapter(AttemptJournal journal) {
+    /**
+     * @param journal the attempt journal, which counts the deliveries
+     * @param deliveryLimit the ingest queue's {@code x-delivery-limit} ({@code rabbitmq.delivery-limit})
+     */
+    RabbitMqBrokerAdapter(AttemptJournal journal, int deliveryLimit) {
         this.journal = journal;
+        this.deliveryLimit = deliveryLimit;
     }
 
     @Override
@@ -82,6 +88,16 @@ public final class RabbitMqBrokerAdapter implements BrokerAdapter {
     }
 
     /** @return deliveries started so far + 1, from the attempt journal (one read; the admitting statement counts it itself) */
+    /**
+     * @return the quorum queue's delivery limit as the backstop: {@code x-delivery-limit} returns, so that + 1
+     *     deliveries (a release past that many dead-letters too, {@link RabbitMqListenerAdvice})
+     */
+    @Override
+    public java.util.Optional<BrokerBackstop> backstop() {
+        return java.util.Optional.of(new BrokerBackstop(deliveryLimit + 1, "the " + (deliveryLimit + 1)
+                + " deliveries of the RabbitMQ queue's x-delivery-limit " + deliveryLimit + " (rabbitmq.delivery-limit)"));
+    }
+
     @Override
     public int deliveryCount(Exchange exchange) {
         return journal.attempts(deliveryKey(exchange)) + 1;

@@ -80,13 +80,13 @@ public final class RabbitMqWiring implements BrokerWiring {
         declareRetryQueue(publisher, retryQueue, exchange, routingKey);
 
         registry.bind(CONNECTION_FACTORY, new StartupRetryingConnectionFactory(consumers, retryFor, retryEvery));
-        registry.bind(REQUEUE, new RabbitMqListenerAdvice(publisher, exchange, routingKey, retryQueue,
-                Integer.parseInt(settings.required("rabbitmq.delivery-limit"))));
+        int deliveryLimit = Integer.parseInt(settings.required("rabbitmq.delivery-limit"));
+        registry.bind(REQUEUE, new RabbitMqListenerAdvice(publisher, exchange, routingKey, retryQueue, deliveryLimit));
         registry.bind(DLQ_REQUEUE, requeueAfter(settings.requiredMillis("rabbitmq.dlq-requeue-delay-ms")));
         registry.bind(LISTENER_ERRORS, listenerErrors());
         registry.bind("ingestPublisher", new RabbitMqIngestPublisher(publisher, exchange, routingKey,
                 settings.required("rabbitmq.queue")));
-        return new RabbitMqBrokerAdapter(setup.journal());
+        return new RabbitMqBrokerAdapter(setup.journal(), deliveryLimit);
     }
 
     /**

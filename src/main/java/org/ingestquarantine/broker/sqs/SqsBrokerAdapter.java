@@ -5,6 +5,7 @@ import java.util.Map;
 import org.apache.camel.Exchange;
 import org.apache.camel.component.aws2.sqs.Sqs2Constants;
 import org.ingestquarantine.delivery.BrokerAdapter;
+import org.ingestquarantine.delivery.BrokerBackstop;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -80,6 +81,17 @@ public final class SqsBrokerAdapter implements BrokerAdapter {
     @Override
     public int redriveAt() {
         return redriveAt;
+    }
+
+    /** @return the queue's maxReceiveCount as the backstop, where it has a RedrivePolicy */
+    @Override
+    public java.util.Optional<BrokerBackstop> backstop() {
+        if (redriveAt == Integer.MAX_VALUE) {
+            return java.util.Optional.empty();
+        }
+        String queue = queueUrl.substring(queueUrl.lastIndexOf('/') + 1);
+        return java.util.Optional.of(new BrokerBackstop(redriveAt, "the SQS queue " + queue + "'s maxReceiveCount "
+                + redriveAt + " (its RedrivePolicy)"));
     }
 
     @Override

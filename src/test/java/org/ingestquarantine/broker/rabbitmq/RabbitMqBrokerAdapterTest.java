@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
  */
 class RabbitMqBrokerAdapterTest {
 
-    private final RabbitMqBrokerAdapter adapter = new RabbitMqBrokerAdapter(null);
+    private final RabbitMqBrokerAdapter adapter = new RabbitMqBrokerAdapter(null, 10);
 
     @Test
     void shouldKeyByMessageIdElseByBodyHash() {
