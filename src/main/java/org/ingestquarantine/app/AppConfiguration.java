@@ -151,7 +151,7 @@ public final class AppConfiguration implements CamelConfiguration {
         Settings settings = new Settings(context.getPropertiesComponent()::resolveProperty);
         Registry registry = context.getRegistry();
         RouteLogLevels.install(context); // a route's log step shows at INFO (routes/README.md)
-        context.addStartupListener(new NoCamelRedelivery()); // routes created, consumers not started yet
+        context.addLifecycleStrategy(new NoCamelRedelivery()); // routes created, consumers not started yet
         Deque<AutoCloseable> started = new ArrayDeque<>();
         Stopper stopper = new Stopper(started);
         context.addService(stopper, true, true);

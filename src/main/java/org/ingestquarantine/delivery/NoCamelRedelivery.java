@@ -10,7 +10,6 @@ import java.util.Set;
 import org.apache.camel.CamelContext;
 import org.apache.camel.ErrorHandlerFactory;
 import org.apache.camel.LineNumberAware;
-import org.apache.camel.StartupListener;
 import org.apache.camel.model.Model;
 import org.apache.camel.model.OnExceptionDefinition;
 import org.apache.camel.model.ProcessorDefinition;
@@ -22,6 +21,7 @@ import org.apache.camel.model.SendDefinition;
 import org.apache.camel.model.errorhandler.DeadLetterChannelDefinition;
 import org.apache.camel.model.errorhandler.DefaultErrorHandlerDefinition;
 import org.apache.camel.processor.errorhandler.RedeliveryPolicy;
+import org.apache.camel.support.LifecycleStrategySupport;
 
 /**
  * Refuses to start a context whose routes would have Camel redeliver a delivery in memory (routes/README.md,
@@ -31,12 +31,14 @@ import org.apache.camel.processor.errorhandler.RedeliveryPolicy;
  * {@code direct:}, or of a route configuration applied to one of them. The broker redelivers; Camel's redeliveries
  * under it are not counted by the broker or the attempt journal, so the record would say 1 attempt after 8 parses.
  *
- * <p>Runs when the context starts, after the routes were created from their definitions and before any consumer
- * starts ({@link StartupListener}); the refusal is one line naming the file and line of the {@code onException}
+ * <p>Runs once the context has created the routes from their definitions (and applied their route configurations),
+ * before it starts any consumer ({@link #onContextInitialized}: Camel logs the refusal once at WARN and does not stop
+ * to log a stack trace, as it would for a failure while starting); the refusal is one line naming the file and line
+ * of the {@code onException}
  * (Camel's own source location), or of the {@code redeliveryPolicy} of an {@code errorHandler} (found in the file by
  * {@link RouteFilePlaces}, as Camel keeps no line for an error handler).
  */
-public final class NoCamelRedelivery implements StartupListener {
+public final class NoCamelRedelivery extends LifecycleStrategySupport {
 
     /** The consumer's endpoint property (the profile's file). */
     public static final String INGEST_FROM = "ingest.from-uri";
@@ -47,13 +49,8 @@ public final class NoCamelRedelivery implements StartupListener {
             + " failure.<class>.retries in application.properties";
 
     @Override
-    public void onCamelContextStarting(CamelContext context, boolean alreadyStarted) {
+    public void onContextInitialized(CamelContext context) {
         check(context);
-    }
-
-    @Override
-    public void onCamelContextStarted(CamelContext context, boolean alreadyStarted) {
-        // checked before the consumers start
     }
 
     /**

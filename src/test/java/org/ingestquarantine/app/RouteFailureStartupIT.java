@@ -4,14 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
-import org.ingestquarantine.db.EmbeddedPostgresService;
 import org.ingestquarantine.testsupport.ConsumerProcess;
+import org.ingestquarantine.testsupport.Postmaster;
 import org.ingestquarantine.testsupport.RoutesCopy;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,53 +21,71 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Issue 22: a route file a Camel engineer got wrong makes {@code run} fail at start-up (exit 1) with a message
  * naming what to fix, and leaves nothing running. An unknown bean, an unknown field or a missing component fails
  * after the embedded PostgreSQL (and the broker and the parse workers) started: reproduced 5 times, the
- * PostgreSQL stayed behind with PPID 1. Broken YAML is said with Camel's file, line, column and caret.
+ * PostgreSQL stayed behind with PPID 1. Broken YAML is said with Camel's file, line, column and caret. So are the
+ * start-up guards (issue 22 item 3): Camel's own redeliveries in a delivery's routes, and a class budget that the
+ * broker's own dead-lettering would cut short.
  */
 class RouteFailureStartupIT {
 
-    private static final Duration STOPPED_WITHIN = Duration.ofSeconds(10);
+    private static final String RELEASE = "release.camel.yaml";
+    /** The line of {@code - onException:} of on-failure in the shipped error-policy.camel.yaml. */
+    private static final int ON_FAILURE_LINE = onFailureLine();
 
     @TempDir
     Path temp;
 
     static Stream<Arguments> routeMistakes() {
         return Stream.of(
-                Arguments.of("an unknown bean", (UnaryOperator<String>) s -> s.replace("ref: outcomes, method: released",
-                        "ref: outcomez, method: released"), "run: route release: No bean could be found in the registry"
-                        + " for: outcomez"),
-                Arguments.of("an unknown field", (UnaryOperator<String>) s -> s.replace(
+                Arguments.of("an unknown bean", RELEASE, (UnaryOperator<String>) s -> s.replace(
+                        "ref: outcomes, method: released", "ref: outcomez, method: released"), Map.of(),
+                        "run: route release: No bean could be found in the registry for: outcomez"),
+                Arguments.of("an unknown field", RELEASE, (UnaryOperator<String>) s -> s.replace(
                         "    routeConfigurationId: inner-stage\n", "    routeConfigurationId: inner-stage\n    bogusField: 1\n"),
-                        "release.camel.yaml:6:5: Unsupported field: bogusField"),
-                Arguments.of("a missing component", (UnaryOperator<String>) s -> s.replace(
+                        Map.of(), "release.camel.yaml:6:5: Unsupported field: bogusField"),
+                Arguments.of("a missing component", RELEASE, (UnaryOperator<String>) s -> s.replace(
                         "        - bean: { ref: outcomes, method: released }\n",
                         "        - to: ftp://localhost/inbox\n        - bean: { ref: outcomes, method: released }\n"),
-                        "run: route release: No endpoint could be found for: ftp://localhost/inbox"));
+                        Map.of(), "run: route release: No endpoint could be found for: ftp://localhost/inbox"),
+                // issue 22 item 3: Camel redelivering under the broker's redelivery (8 parses, 1 attempt recorded)
+                Arguments.of("Camel's own redeliveries", "error-policy.camel.yaml", (UnaryOperator<String>) s -> s.replace(
+                        "          id: on-failure\n          exception: [java.lang.Exception]\n"
+                                + "          redeliveryPolicy: { maximumRedeliveries: 0,",
+                        "          id: on-failure\n          exception: [java.lang.Exception]\n"
+                                + "          redeliveryPolicy: { maximumRedeliveries: 3,"), Map.of(),
+                        "error-policy.camel.yaml:" + ON_FAILURE_LINE + ": redeliveryPolicy maximumRedeliveries 3 on"
+                                + " onException on-failure of route ingest-consumer: Camel must not redeliver (the broker"
+                                + " does); a class's deliveries are failure.<class>.retries in application.properties"),
+                // issue 22 item 3: a budget past the embedded SQS queue's redrive (maxReceiveCount 10, read from it)
+                Arguments.of("a budget the broker's redrive cuts short", null, null,
+                        Map.of("failure.ambiguous_parse.retries", "12"), "run: failure.ambiguous_parse.retries=12 gives"
+                                + " 13 deliveries, at or above the SQS queue ingest's maxReceiveCount 10 (its"
+                                + " RedrivePolicy): raise the backstop above every budget or lower the budget"));
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("routeMistakes")
-    void shouldExitNamingTheMistakeAndLeaveNoPostgresRunning(String mistake, UnaryOperator<String> edit,
-                                                             String message) throws Exception {
-        RoutesCopy routes = RoutesCopy.of(temp).edit("release.camel.yaml", edit);
+    void shouldExitNamingTheMistakeAndLeaveNoPostgresRunning(String mistake, String file, UnaryOperator<String> edit,
+                                                             Map<String, String> properties, String message)
+            throws Exception {
+        RoutesCopy routes = RoutesCopy.of(temp);
+        if (file != null) {
+            routes.edit(file, edit);
+        }
         Path data = temp.resolve("data");
         Path log = temp.resolve("run.log");
         long postmaster;
         int exit;
-        try (ConsumerProcess run = routes.run(data, Map.of(), log)) {
-            postmaster = awaitPostmaster(EmbeddedPostgresService.folderIn(data), run, log);
+        try (ConsumerProcess run = routes.run(data, properties, log)) {
+            postmaster = Postmaster.await(data, run, log);
             exit = run.awaitExit(RoutesCopy.START_LIMIT);
         }
         String out = Files.readString(log);
         assertThat(exit).as("exit code; output:%n%s", out).isEqualTo(1);
         assertThat(out).contains(message);
-        long deadline = System.nanoTime() + STOPPED_WITHIN.toNanos();
-        while (ProcessHandle.of(postmaster).map(ProcessHandle::isAlive).orElse(false) && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-        }
-        boolean left = ProcessHandle.of(postmaster).map(ProcessHandle::isAlive).orElse(false);
-        ProcessHandle.of(postmaster).ifPresent(ProcessHandle::destroy); // not left behind by a failing test either
-        assertThat(left).as("PostgreSQL (pid %d) still running after a start-up failed on %s", postmaster, mistake)
-                .isFalse();
+        assertThat(out.lines().filter(l -> l.startsWith("run: "))).as("one line says it; output:%n%s", out).hasSize(1);
+        assertThat(out).as("no stack trace").doesNotContain("\tat ");
+        assertThat(Postmaster.leftRunning(postmaster))
+                .as("PostgreSQL (pid %d) still running after a start-up failed on %s", postmaster, mistake).isFalse();
     }
 
     @Test
@@ -98,30 +114,11 @@ class RouteFailureStartupIT {
                 .isEqualTo(" ".repeat(rest.get(place + 1).length() - broken.length() + 5) + "^");
     }
 
-    /** @return the embedded PostgreSQL server's pid, read from its {@code postmaster.pid} while the consumer starts */
-    private static long awaitPostmaster(Path postgres, ConsumerProcess run, Path log) throws Exception {
-        long deadline = System.nanoTime() + RoutesCopy.START_LIMIT.toNanos();
-        while (System.nanoTime() < deadline) {
-            OptionalLong pid = readPid(postgres.resolve("postmaster.pid"));
-            if (pid.isPresent()) {
-                return pid.getAsLong();
-            }
-            if (!run.isAlive()) {
-                throw new AssertionError("exited before its PostgreSQL was seen; output:\n" + Files.readString(log));
-            }
-            Thread.sleep(20);
-        }
-        throw new AssertionError("no PostgreSQL started within " + RoutesCopy.START_LIMIT);
-    }
-
-    private static OptionalLong readPid(Path pidFile) {
+    private static int onFailureLine() {
         try {
-            List<String> lines = Files.readAllLines(pidFile);
-            long pid = lines.isEmpty() || lines.get(0).isBlank() ? 0 : Long.parseLong(lines.get(0).trim());
-            // initdb's single-user backend writes its pid negated: the server's own comes after it
-            return pid > 0 ? OptionalLong.of(pid) : OptionalLong.empty();
-        } catch (java.io.IOException | NumberFormatException notYet) {
-            return OptionalLong.empty();
+            return Files.readAllLines(Path.of("routes", "error-policy.camel.yaml")).indexOf("          id: on-failure");
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
     }
 

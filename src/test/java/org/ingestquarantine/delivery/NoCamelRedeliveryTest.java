@@ -152,8 +152,8 @@ class NoCamelRedeliveryTest {
     /** Registers the guard as the application does. */
     public static final class Guarded implements CamelConfiguration {
         @Override
-        public void configure(CamelContext context) throws Exception {
-            context.addStartupListener(new NoCamelRedelivery());
+        public void configure(CamelContext context) {
+            context.addLifecycleStrategy(new NoCamelRedelivery());
         }
     }
 }
