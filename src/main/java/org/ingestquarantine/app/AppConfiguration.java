@@ -41,6 +41,7 @@ import org.ingestquarantine.delivery.ErrorTaxonomy;
 import org.ingestquarantine.delivery.FailureDisposition;
 import org.ingestquarantine.delivery.InFlightAttempts;
 import org.ingestquarantine.delivery.Outcomes;
+import org.ingestquarantine.delivery.PolicySkips;
 import org.ingestquarantine.delivery.QuietRollbackHandler;
 import org.ingestquarantine.delivery.ReleasingShutdownStrategy;
 import org.ingestquarantine.delivery.StageNotifier;
@@ -258,7 +259,7 @@ public final class AppConfiguration implements CamelConfiguration {
         context.getPropertiesComponent().addOverrideProperty(QuarantineStore.RECORD_PARAMETERS_PROPERTY,
                 Integer.toString(QuarantineStore.recordParameters()));
         registry.bind("deliveryGuard", new DeliveryGuard(broker, journal, policies, inFlight, heartbeat,
-                settings.requiredMillis("delivery.live-attempt-wait-ms")));
+                settings.requiredMillis("delivery.live-attempt-wait-ms"), metrics));
         registry.bind("messageReader", reader);
         registry.bind("preflight", preflight);
         registry.bind("fetcher", new Fetcher(preflight, dataDir.resolve("work"), maxBytes));
@@ -268,7 +269,9 @@ public final class AppConfiguration implements CamelConfiguration {
         registry.bind("localModel", tokenizer); // with embed.provider=openai its weights stay unloaded
         registry.bind("embedStage", new EmbedStage(embedder));
         registry.bind("indexStage", new IndexStage(index, versions));
-        registry.bind("outcomes", new Outcomes(journal, metrics, inFlight));
+        PolicySkips skips = new PolicySkips(database.dataSource(), clock, journal);
+        registry.bind("policySkips", skips);
+        registry.bind("outcomes", new Outcomes(journal, skips, metrics, inFlight));
         registry.bind("quarantineStore", store);
         registry.bind("documentIndex", index);
         registry.bind("quarantineQueries", new QuarantineQueries(database.dataSource()));
