@@ -1,5 +1,6 @@
 package org.ingestquarantine.app;
 
+import org.ingestquarantine.metrics.SkippedCoverage;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.net.InetSocketAddress;
@@ -274,7 +275,8 @@ public final class AppConfiguration implements CamelConfiguration {
         registry.bind("outcomes", new Outcomes(journal, skips, metrics, inFlight));
         registry.bind("quarantineStore", store);
         registry.bind("documentIndex", index);
-        registry.bind("quarantineQueries", new QuarantineQueries(database.dataSource()));
+        registry.bind("quarantineQueries", new QuarantineQueries(database.dataSource(),
+                SkippedCoverage.of(settings.required(SkippedCoverage.PROPERTY))));
         SourceTotals totals = new SourceTotals(database.dataSource(), clock);
         registry.bind("sourceTotals", totals);
         SourceListing listing = sourceListing(settings, sourceAccess, totals, database, started::push);
@@ -287,7 +289,8 @@ public final class AppConfiguration implements CamelConfiguration {
         registry.bind("quarantineRecorder", new QuarantineRecorder(store, versions, metrics));
         if (Boolean.parseBoolean(settings.string(SERVE_OPERATOR_API, "false"))) {
             OperatorService service = new OperatorService(database.dataSource(), store, payloads, clock,
-                    sourceAccess.sourceNames()).boundedTo((int) settings.requiredNumber("operator.unnamed-source-rows"));
+                    sourceAccess.sourceNames()).boundedTo((int) settings.requiredNumber("operator.unnamed-source-rows"))
+                    .countingSkipped(SkippedCoverage.of(settings.required(SkippedCoverage.PROPERTY)));
             startOperatorApi(settings, registry, started, new OperatorApi.Backend(service,
                     new Dispositions(database.dataSource(), store, payloads, clock),
                     new OperatorRegisters(database.dataSource()), new SourceCounts(service, listing, totals)));
@@ -462,7 +465,8 @@ public final class AppConfiguration implements CamelConfiguration {
         started.push(StoreGauges.start(new Jdbc(database.dataSource()), sourceTags, meters, new StoreGauges.Windows(
                 settings.requiredMillis("metrics.store-poll-ms"),
                 settings.requiredMillis("metrics.new-fingerprint-window-ms"),
-                Duration.ofDays(settings.requiredNumber("operator.retention-age-days"))), clock));
+                Duration.ofDays(settings.requiredNumber("operator.retention-age-days"))),
+                SkippedCoverage.of(settings.required(SkippedCoverage.PROPERTY)), clock));
         ScrapeEndpoint endpoint = ScrapeEndpoint.start(meters, settings.required("management.host"),
                 (int) settings.requiredNumber("management.port"));
         started.push(endpoint);
