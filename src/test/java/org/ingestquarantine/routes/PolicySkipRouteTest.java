@@ -3,11 +3,8 @@ package org.ingestquarantine.routes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.apache.camel.BeanInject;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
@@ -16,7 +13,7 @@ import org.apache.camel.test.main.junit5.CamelMainTest;
 import org.apache.camel.test.main.junit5.Configure;
 import org.ingestquarantine.metrics.PipelineMetrics;
 import org.ingestquarantine.pipeline.PipelineKeys;
-import org.ingestquarantine.testsupport.RoutesCopy;
+import org.ingestquarantine.testsupport.SkipByPageCount;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -37,19 +34,6 @@ class PolicySkipRouteTest {
     static final String COPY = "target/route-copies/policy-skip";
     static final String ROUTES = "camel.main.routes-include-pattern=file:" + COPY + "/routes/*.camel.yaml";
 
-    /** The guide's example: the first yaml block after its marker in routes/README.md. */
-    static final Pattern EXAMPLE = Pattern.compile(
-            "<!-- example: skip-by-page-count[^\\n]*-->\\n```yaml\\n(.*?)```", Pattern.DOTALL);
-    /** Where the guide says the filter goes: right after the parse step of process-document. */
-    static final String AFTER_PARSE = "              - bean: { ref: parseStage, method: parse }\n";
-    /** The edit a route author must not make: a stop, after fetch, for one document, that skips every outcome. */
-    static final String STOP_EDIT = ""
-            + "              - filter:\n"
-            + "                  simple: \"${exchangeProperty.iqMessage.docId} == 'stopped.pdf'\"\n"
-            + "                  steps:\n"
-            + "                    - stop: {}\n";
-    static final String AFTER_FETCH = "              - setProperty: { name: iqFetched, simple: \"${body}\" }\n";
-
     @BeanInject
     CamelContext context;
     @BeanInject("stages")
@@ -59,31 +43,13 @@ class PolicySkipRouteTest {
     @BeanInject("deliveryGuard")
     RouteDoubles.Guard guard;
 
-    /** @return the guide's example, as written */
-    static String guideExample() throws IOException {
-        Matcher m = EXAMPLE.matcher(Files.readString(Path.of("routes", "README.md"), StandardCharsets.UTF_8));
-        assertThat(m.find()).as("routes/README.md has the skip-by-page-count example").isTrue();
-        return m.group(1);
-    }
-
-    /**
-     * @param into a fresh folder
-     * @return a copy of routes/ with the guide's example and the stop edit in process-document
-     */
-    static RoutesCopy editedRoutes(Path into) throws IOException {
-        String example = guideExample();
-        return RoutesCopy.of(into).edit("process-document.camel.yaml", yaml -> yaml
-                .replace(AFTER_PARSE, AFTER_PARSE + example)
-                .replace(AFTER_FETCH, AFTER_FETCH + STOP_EDIT));
-    }
-
     @Configure
     protected void configure(MainConfigurationProperties configuration) throws IOException {
         Path into = Files.createDirectories(Path.of(COPY));
         try (var old = Files.walk(into)) {
             old.sorted(java.util.Comparator.reverseOrder()).filter(p -> !p.equals(into)).forEach(p -> p.toFile().delete());
         }
-        editedRoutes(into);
+        SkipByPageCount.editedRoutes(into);
     }
 
     @BeforeEach
