@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.apache.camel.BeanInject;
-import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.main.MainConfigurationProperties;
 import org.apache.camel.test.main.junit5.CamelMainTest;
@@ -28,18 +27,12 @@ import org.junit.jupiter.api.TestInstance;
         properties = {PolicySkipRouteTest.ROUTES, RouteTestSupport.INGEST_FROM, RouteTestSupport.DLQ_FROM,
                 "skip.max-pages=5"})
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class PolicySkipRouteTest {
+class PolicySkipRouteTest extends RouteTestBase {
 
     /** The edited copy, made by {@link #configure} before the routes are loaded. */
     static final String COPY = "target/route-copies/policy-skip";
     static final String ROUTES = "camel.main.routes-include-pattern=file:" + COPY + "/routes/*.camel.yaml";
 
-    @BeanInject
-    CamelContext context;
-    @BeanInject("stages")
-    RouteDoubles.Stages stages;
-    @BeanInject("outcomes")
-    RouteDoubles.Outcomes outcomes;
     @BeanInject("deliveryGuard")
     RouteDoubles.Guard guard;
 
@@ -53,9 +46,7 @@ class PolicySkipRouteTest {
     }
 
     @BeforeEach
-    void reset() {
-        stages.reset();
-        outcomes.closed.clear();
+    void resetMeters() {
         guard.meters.clear();
     }
 
