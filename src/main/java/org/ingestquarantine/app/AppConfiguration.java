@@ -1,5 +1,6 @@
 package org.ingestquarantine.app;
 
+import org.ingestquarantine.metrics.SkippedCoverage;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.net.InetSocketAddress;
@@ -42,6 +43,7 @@ import org.ingestquarantine.delivery.FailureDisposition;
 import org.ingestquarantine.delivery.InFlightAttempts;
 import org.ingestquarantine.delivery.NoCamelRedelivery;
 import org.ingestquarantine.delivery.Outcomes;
+import org.ingestquarantine.delivery.PolicySkips;
 import org.ingestquarantine.delivery.QuietRollbackHandler;
 import org.ingestquarantine.delivery.ReleasingShutdownStrategy;
 import org.ingestquarantine.delivery.StageNotifier;
@@ -262,7 +264,7 @@ public final class AppConfiguration implements CamelConfiguration {
         context.getPropertiesComponent().addOverrideProperty(QuarantineStore.RECORD_PARAMETERS_PROPERTY,
                 Integer.toString(QuarantineStore.recordParameters()));
         registry.bind("deliveryGuard", new DeliveryGuard(broker, journal, policies, inFlight, heartbeat,
-                settings.requiredMillis("delivery.live-attempt-wait-ms")));
+                settings.requiredMillis("delivery.live-attempt-wait-ms"), metrics));
         registry.bind("messageReader", reader);
         registry.bind("preflight", preflight);
         registry.bind("fetcher", new Fetcher(preflight, dataDir.resolve("work"), maxBytes));
@@ -272,10 +274,13 @@ public final class AppConfiguration implements CamelConfiguration {
         registry.bind("localModel", tokenizer); // with embed.provider=openai its weights stay unloaded
         registry.bind("embedStage", new EmbedStage(embedder));
         registry.bind("indexStage", new IndexStage(index, versions));
-        registry.bind("outcomes", new Outcomes(journal, metrics, inFlight));
+        PolicySkips skips = new PolicySkips(database.dataSource(), clock, journal);
+        registry.bind("policySkips", skips);
+        registry.bind("outcomes", new Outcomes(journal, skips, metrics, inFlight));
         registry.bind("quarantineStore", store);
         registry.bind("documentIndex", index);
-        registry.bind("quarantineQueries", new QuarantineQueries(database.dataSource()));
+        registry.bind("quarantineQueries", new QuarantineQueries(database.dataSource(),
+                SkippedCoverage.of(settings.required(SkippedCoverage.PROPERTY))));
         SourceTotals totals = new SourceTotals(database.dataSource(), clock);
         registry.bind("sourceTotals", totals);
         SourceListing listing = sourceListing(settings, sourceAccess, totals, database, started::push);
@@ -288,7 +293,8 @@ public final class AppConfiguration implements CamelConfiguration {
         registry.bind("quarantineRecorder", new QuarantineRecorder(store, versions, metrics));
         if (Boolean.parseBoolean(settings.string(SERVE_OPERATOR_API, "false"))) {
             OperatorService service = new OperatorService(database.dataSource(), store, payloads, clock,
-                    sourceAccess.sourceNames()).boundedTo((int) settings.requiredNumber("operator.unnamed-source-rows"));
+                    sourceAccess.sourceNames()).boundedTo((int) settings.requiredNumber("operator.unnamed-source-rows"))
+                    .countingSkipped(SkippedCoverage.of(settings.required(SkippedCoverage.PROPERTY)));
             startOperatorApi(settings, registry, started, new OperatorApi.Backend(service,
                     new Dispositions(database.dataSource(), store, payloads, clock),
                     new OperatorRegisters(database.dataSource()), new SourceCounts(service, listing, totals)));
@@ -463,7 +469,8 @@ public final class AppConfiguration implements CamelConfiguration {
         started.push(StoreGauges.start(new Jdbc(database.dataSource()), sourceTags, meters, new StoreGauges.Windows(
                 settings.requiredMillis("metrics.store-poll-ms"),
                 settings.requiredMillis("metrics.new-fingerprint-window-ms"),
-                Duration.ofDays(settings.requiredNumber("operator.retention-age-days"))), clock));
+                Duration.ofDays(settings.requiredNumber("operator.retention-age-days"))),
+                SkippedCoverage.of(settings.required(SkippedCoverage.PROPERTY)), clock));
         ScrapeEndpoint endpoint = ScrapeEndpoint.start(meters, settings.required("management.host"),
                 (int) settings.requiredNumber("management.port"));
         started.push(endpoint);

@@ -1,5 +1,6 @@
 package org.ingestquarantine.app;
 
+import org.ingestquarantine.metrics.SkippedCoverage;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -79,7 +80,8 @@ public final class OperatorRuntime implements AutoCloseable {
         Clock clock = Clock.systemUTC();
         this.store = new QuarantineStore(database.dataSource(), payloads, this::ownerOf, clock);
         this.service = new OperatorService(database.dataSource(), store, payloads, clock, configuredSources)
-                .boundedTo((int) settings.requiredNumber("operator.unnamed-source-rows"));
+                .boundedTo((int) settings.requiredNumber("operator.unnamed-source-rows"))
+                .countingSkipped(SkippedCoverage.of(settings.required(SkippedCoverage.PROPERTY)));
     }
 
     /**

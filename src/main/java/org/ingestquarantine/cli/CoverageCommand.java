@@ -25,10 +25,10 @@ final class CoverageCommand extends OperatorCommand {
     int execute(OperatorRuntime runtime, PrintWriter out) {
         List<CoverageRow> rows = runtime.service().coverage();
         Table t = new Table("source", "total", "total_by", "total_age", "indexed", "open", "unindexable", "erased",
-                "unseen", "coverage", "oldest_open_age");
+                "skipped", "unseen", "coverage", "oldest_open_age");
         for (CoverageRow r : rows) {
             t.row(r.source(), r.total(), r.totalBy() == null ? "-" : r.totalBy(), age(r.totalAge()), r.indexed(),
-                    r.openQuarantined(), r.unindexable(), r.erased(), r.unseen(),
+                    r.openQuarantined(), r.unindexable(), r.erased(), r.skipped(), r.unseen(),
                     r.coverage() == null ? "-" : CoverageRatio.percent(r.coverage()), age(r.oldestOpenAge()));
         }
         print(out, java.util.Map.of("sources", rows), t.toString());

@@ -34,7 +34,8 @@ import picocli.CommandLine.Spec;
  * {@code ingest <folder>}: configures the folder as its source's only root ({@code sources.<name>.file-roots}),
  * publishes one message per file of the folder (recursively, in name order),
  * consumes until every message has an outcome, and prints a summary. Exit code 0 when every message was
- * settled (indexed, unchanged or quarantined), 3 when some were not within {@code --timeout-s}, 2 for bad
+ * settled (indexed, unchanged, skipped by a route's policy or quarantined), 3 when some were not within
+ * {@code --timeout-s} or were abandoned (a route ended the delivery without an outcome: a route bug), 2 for bad
  * arguments.
  *
  * <p>SIGTERM or Ctrl-C (SIGINT) stops the run early, in order: no new delivery starts, the documents in
@@ -172,7 +173,7 @@ final class IngestCommand implements Callable<Integer> {
             RunSummary summary = RunSummary.collect(app, sourceName, keys, settled::outcomeOf, unsettled, elapsedMs,
                     startupMs);
             spec.commandLine().getOut().println(json ? summary.toJson() : summary.toText());
-            return unsettled.isEmpty() ? 0 : 3;
+            return unsettled.isEmpty() && summary.abandoned().isEmpty() ? 0 : 3;
         }
     }
 

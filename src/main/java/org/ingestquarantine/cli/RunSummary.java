@@ -18,20 +18,22 @@ import org.ingestquarantine.quarantine.QuarantineRecord;
 import org.ingestquarantine.quarantine.QuarantineStore;
 
 /**
- * What one {@code ingest} run did. JSON keys: documents, indexed, unchanged, quarantined (error_class →
+ * What one {@code ingest} run did. JSON keys: documents, indexed, unchanged, skipped (by a route's policy, reason →
+ * count), abandoned (doc ids whose delivery ended without an outcome: a route bug), quarantined (error_class →
  * count), partially_indexed (doc_id → page numbers lost), reasons (error_class/reason_code → count), fingerprints, coverage (of the whole source, 0.0–1.0),
  * unsettled (doc ids), elapsed_ms (the whole command), startup_ms (of it, starting database, broker, model
  * and parser workers), documents_per_s (after start-up).
  */
-record RunSummary(String source, int documents, int indexed, int unchanged, Map<String, Integer> quarantined,
+record RunSummary(String source, int documents, int indexed, int unchanged, Map<String, Integer> skipped,
+                  List<String> abandoned, Map<String, Integer> quarantined,
                   Map<String, Integer> reasons, int fingerprints, Double coverage, List<String> unsettled,
                   long elapsedMs, long startupMs, Map<String, List<Integer>> partial) {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /**
-     * @param outcomeOf a delivery key's settled outcome (indexed, unchanged, stale, quarantined), {@code null}
-     *     while it has none
+     * @param outcomeOf a delivery key's outcome (indexed, unchanged, stale, skipped, quarantined, abandoned),
+     *     {@code null} while it has none
      */
     static RunSummary collect(PipelineApp app, String source, Map<String, String> docIdsByKey,
                               UnaryOperator<String> outcomeOf,
@@ -45,6 +47,9 @@ record RunSummary(String source, int documents, int indexed, int unchanged, Map<
         Set<String> writtenNow = app.bean("documentIndex", DocumentIndex.class)
                 .writtenSince(source, java.time.Instant.now().minusMillis(elapsedMs));
         Map<String, Integer> byClass = new TreeMap<>();
+        Map<String, Integer> skipped = new TreeMap<>();
+        List<String> abandoned = new ArrayList<>();
+        Map<String, String> skipReasons = app.bean("policySkips", org.ingestquarantine.delivery.PolicySkips.class).reasons(source);
         Map<String, Integer> byReason = new TreeMap<>();
         Set<String> fingerprints = new HashSet<>();
         for (Map.Entry<String, String> e : docIdsByKey.entrySet()) {
@@ -60,6 +65,8 @@ record RunSummary(String source, int documents, int indexed, int unchanged, Map<
                         unchanged++;
                     }
                 }
+                case "skipped" -> skipped.merge(skipReasons.getOrDefault(e.getValue(), "?"), 1, Integer::sum);
+                case "abandoned" -> abandoned.add(e.getValue());
                 case "quarantined" -> {
                     // a file whose name is not a valid identity (control characters, too long) was quarantined
                     // as an unreadable message: its record is keyed, not by its name, but under this source
@@ -82,10 +89,14 @@ record RunSummary(String source, int documents, int indexed, int unchanged, Map<
         }
         List<String> unsettled = new ArrayList<>();
         unsettledKeys.forEach(k -> unsettled.add(docIdsByKey.get(k)));
-        return new RunSummary(source, docIdsByKey.size(), indexed, unchanged, byClass, byReason, fingerprints.size(),
+        return new RunSummary(source, docIdsByKey.size(), indexed, unchanged, skipped, abandoned, byClass, byReason, fingerprints.size(),
                 queries.coverage(java.util.List.of(source)).stream().filter(c -> c.source().equals(source))
                         .findFirst().map(c -> c.coverage()).orElse(null), unsettled, elapsedMs, startupMs,
                 app.bean("documentIndex", DocumentIndex.class).partiallyIndexed(source));
+    }
+
+    int skippedTotal() {
+        return skipped.values().stream().mapToInt(Integer::intValue).sum();
     }
 
     int quarantinedTotal() {
@@ -104,6 +115,9 @@ record RunSummary(String source, int documents, int indexed, int unchanged, Map<
         n.put("documents", documents);
         n.put("indexed", indexed);
         n.put("unchanged", unchanged);
+        ObjectNode s = n.putObject("skipped");
+        skipped.forEach(s::put);
+        abandoned.forEach(n.putArray("abandoned")::add);
         ObjectNode p = n.putObject("partially_indexed");
         partial.forEach((docId, pages) -> pages.forEach(p.putArray(docId)::add));
         ObjectNode q = n.putObject("quarantined");
@@ -130,6 +144,12 @@ record RunSummary(String source, int documents, int indexed, int unchanged, Map<
         b.append(String.format("indexed       %d (%d unchanged since an earlier run)%n", indexed, unchanged));
         if (!partial.isEmpty()) {
             b.append(String.format("  partial     %d indexed with pages lost (doc_id=[page numbers]): %s%n", partial.size(), partial));
+        }
+        b.append(String.format("skipped       %d (by a route's policy, by reason)%n", skippedTotal()));
+        skipped.forEach((k, v) -> b.append(String.format("  %-40s %d%n", k, v)));
+        if (!abandoned.isEmpty()) {
+            b.append(String.format("ABANDONED     %d: %s (a route ended the delivery without an outcome;"
+                    + " acknowledged, attempt closed)%n", abandoned.size(), abandoned));
         }
         b.append(String.format("quarantined   %d%n", quarantinedTotal()));
         reasons.forEach((k, v) -> b.append(String.format("  %-40s %d%n", k, v)));

@@ -133,8 +133,8 @@ public final class AttemptJournal {
      * @param deliveryCount the delivery count of this delivery: the one given, or the one the journal gave
      * @param openRecord whether the document had an OPEN quarantine record then (its index write will close it,
      *     and can go straight to the transaction that does: {@code ingest.DocumentIndex})
-     * @param settled whether an earlier attempt at this delivery closed with a committed outcome (indexed, skipped
-     *     or quarantined): the message is settled and only its acknowledgement was lost (a Kafka offset commit that
+     * @param settled whether an earlier attempt at this delivery closed with a committed outcome (indexed, skipped,
+     *     quarantined or skipped by policy): the message is settled and only its acknowledgement was lost (a Kafka offset commit that
      *     failed while Kafka was down, an SQS delete that did not arrive); no attempt was opened
      */
     public record Admission(OpenAttempts open, Long attemptId, IndexedVersion indexed, int deliveryCount,
@@ -179,7 +179,7 @@ public final class AttemptJournal {
                     FROM attempt_journal WHERE delivery_key = ? AND closed_at IS NULL
                 ), settled AS (
                     SELECT EXISTS (SELECT 1 FROM attempt_journal WHERE delivery_key = ?
-                                   AND outcome IN ('indexed', 'skipped', 'quarantined')) AS settled
+                                   AND outcome IN ('indexed', 'skipped', 'quarantined', 'skipped_by_policy')) AS settled
                 ), opened AS (
                     INSERT INTO attempt_journal (delivery_key, source, doc_id, delivery_count, started_at, owner,
                         lease_until)
@@ -485,7 +485,7 @@ public final class AttemptJournal {
 
     /**
      * @param attemptIds attempts, e.g. the live ones a delivery waited for
-     * @return whether any of them closed with a committed outcome (indexed, skipped or quarantined): the
+     * @return whether any of them closed with a committed outcome (indexed, skipped, quarantined or skipped by policy): the
      *     message is settled, and a further delivery of it has nothing left to do
      * @throws JournalWriteException if the database fails
      */
@@ -494,7 +494,7 @@ public final class AttemptJournal {
             return false;
         }
         String sql = "SELECT count(*) FROM attempt_journal WHERE attempt_id = ANY (?)"
-                + " AND outcome IN ('indexed', 'skipped', 'quarantined')";
+                + " AND outcome IN ('indexed', 'skipped', 'quarantined', 'skipped_by_policy')";
         try {
             return jdbc.queryFirst(sql, rs -> rs.getLong(1), (Object) attemptIds.toArray(Long[]::new)).orElse(0L) > 0;
         } catch (SQLException e) {

@@ -11,9 +11,16 @@ public enum AttemptOutcome {
     /** The attempt failed with a retryable error and handed the message back to the broker. */
     RELEASED,
     /** A quarantine record was committed and the message acknowledged. */
-    QUARANTINED;
+    QUARANTINED,
+    /** A route's own rule chose not to index the document ({@code outcomes.skipped}); acknowledged. */
+    SKIPPED_BY_POLICY,
+    /** The delivery ended without an outcome (a route's {@code stop}); closed before the acknowledgement. */
+    ABANDONED;
 
-    /** @return {@code indexed}, {@code skipped}, {@code released} or {@code quarantined} */
+    /**
+     * @return {@code indexed}, {@code skipped}, {@code released}, {@code quarantined}, {@code skipped_by_policy} or
+     *     {@code abandoned}
+     */
     public String code() {
         return name().toLowerCase(Locale.ROOT);
     }

@@ -40,6 +40,9 @@ import org.ingestquarantine.pipeline.PipelineKeys;
  * back after one lease, with no attempt opened; except at the broker's redrive count
  * ({@link BrokerAdapter#redriveAt}, SQS maxReceiveCount), where a hand-back would have the broker dead-letter a
  * message that is being worked on: that delivery keeps waiting while the other attempt stays live.
+ *
+ * <p><b>No outcome.</b> An admitted delivery that completes without an outcome has its attempt closed as abandoned
+ * before the acknowledgement ({@link AbandonedDelivery}, added here so that a route edit cannot remove it).
  */
 public final class DeliveryGuard {
 
@@ -51,6 +54,7 @@ public final class DeliveryGuard {
     private final InFlightAttempts inFlight;
     private final Duration pollInterval;
     private final Duration maxWait;
+    private final org.ingestquarantine.metrics.PipelineMetrics metrics;
 
     /**
      * @param broker reads the delivery key and count
@@ -61,15 +65,18 @@ public final class DeliveryGuard {
      *     {@code delivery.heartbeat-interval-ms})
      * @param maxWait the longest such a wait (property {@code delivery.live-attempt-wait-ms}); zero = hand
      *     back at once
+     * @param metrics counts a delivery that ends without an outcome ({@link AbandonedDelivery})
      */
     public DeliveryGuard(BrokerAdapter broker, AttemptJournal journal, RedeliveryPolicies policies,
-                         InFlightAttempts inFlight, Duration pollInterval, Duration maxWait) {
+                         InFlightAttempts inFlight, Duration pollInterval, Duration maxWait,
+                         org.ingestquarantine.metrics.PipelineMetrics metrics) {
         this.broker = broker;
         this.journal = journal;
         this.policies = policies;
         this.inFlight = Objects.requireNonNull(inFlight, "inFlight");
         this.pollInterval = Objects.requireNonNull(pollInterval, "pollInterval");
         this.maxWait = Objects.requireNonNull(maxWait, "maxWait");
+        this.metrics = Objects.requireNonNull(metrics, "metrics");
     }
 
     /**
@@ -148,6 +155,8 @@ public final class DeliveryGuard {
             exchange.setProperty(PipelineKeys.OPEN_RECORD, Boolean.TRUE);
         }
         inFlight.add(attemptId, exchange);
+        // a delivery that completes without an outcome (a route's stop) is closed as abandoned before its ack
+        exchange.getExchangeExtension().addOnCompletion(new AbandonedDelivery(attemptId, journal::close, metrics));
         // whatever happens next, the heartbeat stops renewing this attempt once the delivery ends
         exchange.getExchangeExtension().addOnCompletion(new SynchronizationAdapter() {
             @Override

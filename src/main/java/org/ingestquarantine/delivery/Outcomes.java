@@ -28,27 +28,23 @@ public final class Outcomes {
     private static final String QUARANTINED = "quarantined";
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Outcomes.class);
 
+    /** {@link PipelineKeys#OUTCOME} of a delivery a route skipped by policy ({@link #skipped}). */
+    public static final String SKIPPED = "skipped";
+
     private final AttemptJournal journal;
+    private final PolicySkips skips;
     private final PipelineMetrics metrics;
     private final InFlightAttempts inFlight;
 
     /**
-     * Outcomes of a process whose attempts are never abandoned.
-     *
      * @param journal closes the delivery's attempt
-     * @param metrics records the outcome
-     */
-    public Outcomes(AttemptJournal journal, PipelineMetrics metrics) {
-        this(journal, metrics, new InFlightAttempts());
-    }
-
-    /**
-     * @param journal closes the delivery's attempt
+     * @param skips records a skip by policy with the close of its attempt
      * @param metrics records the outcome
      * @param inFlight knows which attempts a shutdown abandoned
      */
-    public Outcomes(AttemptJournal journal, PipelineMetrics metrics, InFlightAttempts inFlight) {
+    public Outcomes(AttemptJournal journal, PolicySkips skips, PipelineMetrics metrics, InFlightAttempts inFlight) {
         this.journal = journal;
+        this.skips = java.util.Objects.requireNonNull(skips, "skips");
         this.metrics = metrics;
         this.inFlight = inFlight;
     }
@@ -74,6 +70,31 @@ public final class Outcomes {
         refuseAbandoned(exchange);
         close(exchange, "skipped");
         settle(exchange, "unchanged");
+    }
+
+    /**
+     * A route's own rule chose not to index the document (routes/README.md, "skip by page count"): the attempt
+     * is closed as {@code skipped_by_policy} and the skip recorded ({@link PolicySkips}) in one statement; the
+     * delivery is settled ({@value #SKIPPED}) and acknowledged. The route ends the delivery after it
+     * ({@code stop}).
+     *
+     * @param exchange a delivery that was admitted
+     * @param reason a short label of the route author's ({@value PolicySkips#REASON_FORM}), never document text
+     * @throws IllegalArgumentException when the reason is not such a label (a route bug)
+     */
+    public void skipped(Exchange exchange, String reason) {
+        refuseAbandoned(exchange);
+        IngestMessage message = exchange.getProperty(PipelineKeys.MESSAGE, IngestMessage.class);
+        FetchedDocument fetched = exchange.getProperty(PipelineKeys.FETCHED, FetchedDocument.class);
+        PolicySkips.Skip skip = new PolicySkips.Skip(message.source(), message.docId(),
+                fetched == null ? message.sourceVersion() : fetched.sourceVersion(),
+                fetched == null ? null : fetched.sha256(), reason);
+        Long attemptId = exchange.getProperty(PipelineKeys.ATTEMPT_ID, Long.class);
+        if (attemptId != null) {
+            skips.record(attemptId, skip);
+        }
+        metrics.skipped(message.source(), fetched == null ? null : fetched.contentType(), reason);
+        settle(exchange, SKIPPED);
     }
 
     /** @param exchange a delivery whose quarantine record committed */

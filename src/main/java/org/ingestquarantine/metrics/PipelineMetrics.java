@@ -16,7 +16,12 @@ import org.ingestquarantine.failure.ErrorClass;
  *   <li>{@value #PROCESSED} and {@value #FAILED} {source, content_type}: deliveries settled (indexed,
  *       unchanged, stale or quarantined) and, of those, quarantined. Both are registered together, so every
  *       failure rate {@code failed / processed} has its own population as denominator (zero failures is 0,
- *       not a missing series).</li>
+ *       not a missing series). A skip by policy is settled: counted in {@value #PROCESSED}, not in
+ *       {@value #FAILED};</li>
+ *   <li>{@value #SKIPPED} {source, content_type, reason}: deliveries settled as skipped by policy, by the route's
+ *       reason (a short label a route author chose, {@code delivery.PolicySkips});</li>
+ *   <li>{@value #ABANDONED} {source, stage}: deliveries that ended without an outcome (a route's {@code stop}),
+ *       their attempts closed as abandoned; not settled, so not in {@value #PROCESSED}. Any is a route bug.</li>
  * </ul>
  */
 public final class PipelineMetrics {
@@ -29,6 +34,10 @@ public final class PipelineMetrics {
     public static final String PROCESSED = "ingest.processed";
     /** Counter of settled deliveries whose outcome is a quarantine record. */
     public static final String FAILED = "ingest.failed";
+    /** Counter of deliveries settled as skipped by a route's policy. */
+    public static final String SKIPPED = "ingest.skipped";
+    /** Counter of deliveries that ended without an outcome, their attempts closed as abandoned. */
+    public static final String ABANDONED = "ingest.abandoned";
     /** Content type tag of a delivery whose document was never fetched (e.g. an invalid message). */
     public static final String UNKNOWN_CONTENT_TYPE = "unknown";
 
@@ -75,10 +84,35 @@ public final class PipelineMetrics {
     public void settled(String source, String contentType, boolean failed) {
         String type = contentType == null ? UNKNOWN_CONTENT_TYPE : contentType;
         String tag = sources.tag(source);
-        Counter.builder(PROCESSED).description("deliveries settled (indexed, unchanged, stale or quarantined)")
+        Counter.builder(PROCESSED).description("deliveries settled (indexed, unchanged, stale, skipped or quarantined)")
                 .tag("source", tag).tag("content_type", type).register(registry).increment();
         Counter.builder(FAILED).description("deliveries settled as quarantined")
                 .tag("source", tag).tag("content_type", type).register(registry).increment(failed ? 1 : 0);
+    }
+
+    /**
+     * Counts one delivery skipped by policy (also settled: call {@link #settled} as well).
+     *
+     * @param source the document's source
+     * @param contentType the fetched document's type, or {@code null} when nothing was fetched
+     * @param reason the route's reason label
+     */
+    public void skipped(String source, String contentType, String reason) {
+        Counter.builder(SKIPPED).description("deliveries settled as skipped by a route's policy")
+                .tag("source", sources.tag(source)).tag("content_type", contentType == null ? UNKNOWN_CONTENT_TYPE
+                        : contentType).tag("reason", reason).register(registry).increment();
+    }
+
+    /**
+     * Counts one delivery that ended without an outcome.
+     *
+     * @param source the document's source
+     * @param stage the stage its attempt was in (a step id of {@code process-document}, or {@code receive})
+     */
+    public void abandoned(String source, String stage) {
+        Counter.builder(ABANDONED).description("deliveries that ended without an outcome (closed as abandoned)")
+                .tag("source", sources.tag(source)).tag("stage", stage == null ? "receive" : stage)
+                .register(registry).increment();
     }
 
     /** @return the registry */

@@ -95,9 +95,12 @@ public final class StoreGauges implements AutoCloseable {
     private volatile double newFingerprints;
     private volatile Instant lastRead;
     private volatile boolean failing;
+    private final SkippedCoverage skippedCoverage;
 
-    private StoreGauges(Jdbc jdbc, SourceTags sourceTags, MeterRegistry registry, Windows windows, Clock clock) {
+    private StoreGauges(Jdbc jdbc, SourceTags sourceTags, MeterRegistry registry, Windows windows,
+                        SkippedCoverage skippedCoverage, Clock clock) {
         this.jdbc = jdbc;
+        this.skippedCoverage = Objects.requireNonNull(skippedCoverage, "skippedCoverage");
         this.sourceTags = Objects.requireNonNull(sourceTags, "sourceTags");
         this.windows = windows;
         this.clock = clock;
@@ -132,12 +135,13 @@ public final class StoreGauges implements AutoCloseable {
      * @param sourceTags the sources that have series of their own
      * @param registry where the gauges go
      * @param windows poll interval and the windows of "new" and "overdue"
+     * @param skippedCoverage how {@value #COVERAGE} counts documents skipped by policy
      * @param clock the time {@value #AGE} is measured in
      * @return the running reader; {@link #close()} stops it
      */
     public static StoreGauges start(Jdbc jdbc, SourceTags sourceTags, MeterRegistry registry, Windows windows,
-                                    Clock clock) {
-        StoreGauges gauges = new StoreGauges(jdbc, sourceTags, registry, windows, clock);
+                                    SkippedCoverage skippedCoverage, Clock clock) {
+        StoreGauges gauges = new StoreGauges(jdbc, sourceTags, registry, windows, skippedCoverage, clock);
         gauges.scheduler.scheduleWithFixedDelay(gauges::refreshQuietly, 0, windows.poll().toMillis(),
                 TimeUnit.MILLISECONDS);
         return gauges;
@@ -210,7 +214,7 @@ public final class StoreGauges implements AutoCloseable {
             }
             if (s.total() != null) {
                 totalRows.add(MultiGauge.Row.of(tags, s.total()));
-                Double ratio = CoverageRatio.of(s.total(), s.indexed(), s.notSearchable());
+                Double ratio = skippedCoverage.ratio(s.total(), s.indexed(), s.notSearchable(), s.skipped());
                 if (ratio != null) {
                     coverageRows.add(MultiGauge.Row.of(tags, ratio));
                 }
@@ -227,7 +231,7 @@ public final class StoreGauges implements AutoCloseable {
     }
 
     /** One source's reading; {@code total} null when unknown. */
-    private record SourceRow(String source, long indexed, long open, long notSearchable, Long total,
+    private record SourceRow(String source, long indexed, long open, long notSearchable, long skipped, Long total,
                              Double oldestOpenAgeSeconds) {
 
         /** @return both readings under this one's source: counts summed, a total known if either's is */
@@ -235,7 +239,8 @@ public final class StoreGauges implements AutoCloseable {
             Long sum = total == null ? o.total : o.total == null ? total : Long.valueOf(total + o.total);
             Double oldest = oldestOpenAgeSeconds == null ? o.oldestOpenAgeSeconds : o.oldestOpenAgeSeconds == null
                     ? oldestOpenAgeSeconds : Double.valueOf(Math.max(oldestOpenAgeSeconds, o.oldestOpenAgeSeconds));
-            return new SourceRow(source, indexed + o.indexed, open + o.open, notSearchable + o.notSearchable, sum, oldest);
+            return new SourceRow(source, indexed + o.indexed, open + o.open, notSearchable + o.notSearchable,
+                    skipped + o.skipped, sum, oldest);
         }
     }
 
@@ -244,7 +249,8 @@ public final class StoreGauges implements AutoCloseable {
         java.util.Map<String, SourceRow> byTag = new java.util.TreeMap<>();
         for (SourceRow r : rows) {
             String tag = tags.tag(r.source());
-            SourceRow row = new SourceRow(tag, r.indexed(), r.open(), r.notSearchable(), r.total(), r.oldestOpenAgeSeconds());
+            SourceRow row = new SourceRow(tag, r.indexed(), r.open(), r.notSearchable(), r.skipped(), r.total(),
+                    r.oldestOpenAgeSeconds());
             byTag.merge(tag, row, SourceRow::plus);
         }
         return List.copyOf(byTag.values());
@@ -256,7 +262,7 @@ public final class StoreGauges implements AutoCloseable {
         double oldest = rs.getDouble("oldest_age");
         boolean anyOpen = !rs.wasNull();
         return new SourceRow(rs.getString("source"), rs.getLong("indexed"), rs.getLong("open"),
-                rs.getLong("not_searchable"), totalKnown ? total : null, anyOpen ? oldest : null);
+                rs.getLong("not_searchable"), rs.getLong("skipped"), totalKnown ? total : null, anyOpen ? oldest : null);
     }
 
     /**
@@ -267,7 +273,8 @@ public final class StoreGauges implements AutoCloseable {
     private static String sourcesSql(boolean totalsKnown) {
         return """
                 WITH sources AS (
-                    SELECT source FROM documents UNION SELECT source FROM quarantine %s
+                    SELECT source FROM documents UNION SELECT source FROM quarantine
+                    UNION SELECT source FROM skipped_documents %s
                 ), indexed AS (
                     SELECT source, count(*) AS n FROM documents WHERE state = 'searchable' GROUP BY source
                 ), quarantined AS (
@@ -285,18 +292,21 @@ public final class StoreGauges implements AutoCloseable {
                            extract(epoch FROM now() - min(q.first_seen_at) FILTER (WHERE q.disposition = 'open'))
                                AS oldest_age
                     FROM quarantine q GROUP BY q.source
+                ), skipped AS (
+                    %s
                 )
                 SELECT s.source, COALESCE(i.n, 0) AS indexed, COALESCE(q.open_n, 0) AS open, q.oldest_age,
+                       COALESCE(k.skipped_n, 0) AS skipped,
                        COALESCE(q.missing_n, 0) + COALESCE(q.unindexable_n, 0) + COALESCE(q.erased_n, 0)
                            AS not_searchable,
                        %s AS total
                 FROM sources s LEFT JOIN indexed i ON i.source = s.source
-                    LEFT JOIN quarantined q ON q.source = s.source %s
+                    LEFT JOIN quarantined q ON q.source = s.source LEFT JOIN skipped k ON k.source = s.source %s
                 """.formatted(
-                totalsKnown ? "UNION SELECT source FROM source_totals" : "",
+                totalsKnown ? "UNION SELECT source FROM source_totals" : "", SkippedCoverage.skippedPerSourceSql(),
                 totalsKnown ? "t.documents"
                         : "COALESCE(i.n, 0) + COALESCE(q.missing_n, 0) + COALESCE(q.unindexable_n, 0)"
-                                + " + COALESCE(q.erased_n, 0)",
+                                + " + COALESCE(q.erased_n, 0) + COALESCE(k.skipped_n, 0)",
                 totalsKnown ? "LEFT JOIN source_totals t ON t.source = s.source" : "");
     }
 

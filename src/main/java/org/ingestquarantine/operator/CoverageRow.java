@@ -20,6 +20,8 @@ import java.time.Instant;
  *     denominator, so disposing a cohort does not change coverage)
  * @param erased records erased (tombstones) whose document is not searchable (they stay in the denominator, so
  *     erasing a quarantined document does not raise coverage)
+ * @param skipped documents a route skipped by policy, not searchable and without such a record: in the denominator
+ *     or not as {@code coverage.skipped-documents} says ({@link org.ingestquarantine.metrics.SkippedCoverage})
  * @param unseen documents of the total no record or index row names (no message has brought them yet)
  * @param coverage the ratio in [0, 1]; null when the total is unknown (then only the oldest open age is
  *     reported) or the denominator is 0
@@ -27,6 +29,6 @@ import java.time.Instant;
  * @param oldestOpenAge how long that record has been open, or null
  */
 public record CoverageRow(String source, Long total, String totalBy, Instant totalCountedAt, Duration totalAge,
-                          long indexed, long openQuarantined, long unindexable, long erased, long unseen,
+                          long indexed, long openQuarantined, long unindexable, long erased, long skipped, long unseen,
                           Double coverage, Instant oldestOpenAt, Duration oldestOpenAge) {
 }

@@ -16,7 +16,7 @@ import javax.sql.DataSource;
 import org.ingestquarantine.db.DatabaseAccessException;
 import org.ingestquarantine.db.SqlFailure;
 import org.ingestquarantine.db.SqlTime;
-import org.ingestquarantine.metrics.CoverageRatio;
+import org.ingestquarantine.metrics.SkippedCoverage;
 import org.ingestquarantine.quarantine.Disposition;
 
 /**
@@ -31,9 +31,29 @@ final class OperatorQueries {
     static final int EXAMPLE_MESSAGE_CHARS = 100;
 
     private final DataSource dataSource;
+    private final SkippedCoverage skippedCoverage;
 
     OperatorQueries(DataSource dataSource) {
+        this(dataSource, SkippedCoverage.EXCLUDED);
+    }
+
+    /**
+     * @param dataSource a pool on the migrated schema
+     * @param skippedCoverage how coverage counts documents skipped by policy ({@value SkippedCoverage#PROPERTY})
+     */
+    OperatorQueries(DataSource dataSource, SkippedCoverage skippedCoverage) {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        this.skippedCoverage = Objects.requireNonNull(skippedCoverage, "skippedCoverage");
+    }
+
+    /** @return how coverage counts documents skipped by policy */
+    SkippedCoverage skippedCoverage() {
+        return skippedCoverage;
+    }
+
+    /** @return these queries over the same database, counting skipped documents as {@code skippedCoverage} says */
+    OperatorQueries countingSkipped(SkippedCoverage skippedCoverage) {
+        return new OperatorQueries(dataSource, skippedCoverage);
     }
 
     StatsReport stats(String source) {
@@ -194,20 +214,24 @@ final class OperatorQueries {
                     WHERE e.disposition = 'erased' AND EXISTS (SELECT 1 FROM documents d
                         WHERE d.source = e.source AND d.doc_id = e.doc_id AND d.state = 'searchable')
                     GROUP BY e.source
+                ), skipped AS (
+                    %s
                 ), sources AS (
                     SELECT source FROM source_totals
                     UNION SELECT source FROM source_summary WHERE indexed > 0
                     UNION SELECT source FROM q
+                    UNION SELECT source FROM skipped
                 )
                 SELECT s.source, t.documents AS total, t.obtained_by, t.counted_at, COALESCE(i.indexed, 0) AS indexed,
                        COALESCE(q.open_n, 0) - COALESCE(i.open_indexed, 0) AS open_n,
                        COALESCE(q.unindexable_n, 0) - COALESCE(i.unindexable_indexed, 0) AS unindexable_n,
-                       COALESCE(q.erased_n, 0) - COALESCE(ei.n, 0) AS erased_n, q.oldest_open
+                       COALESCE(q.erased_n, 0) - COALESCE(ei.n, 0) AS erased_n, q.oldest_open,
+                       COALESCE(k.skipped_n, 0) AS skipped_n
                 FROM sources s LEFT JOIN source_totals t ON t.source = s.source
                     LEFT JOIN source_summary i ON i.source = s.source LEFT JOIN q ON q.source = s.source
-                    LEFT JOIN erased_indexed ei ON ei.source = s.source
+                    LEFT JOIN erased_indexed ei ON ei.source = s.source LEFT JOIN skipped k ON k.source = s.source
                 ORDER BY s.source
-                """;
+                """.formatted(SkippedCoverage.skippedPerSourceSql());
         List<CoverageRow> rows = new ArrayList<>();
         read("coverage", sql, s -> { }, rs -> {
             Long total = rs.getObject("total", Long.class);
@@ -216,11 +240,13 @@ final class OperatorQueries {
             long unindexable = rs.getLong("unindexable_n");
             long erased = rs.getLong("erased_n");
             long notSearchable = open + unindexable + erased;
+            long skipped = rs.getLong("skipped_n");
             Instant oldest = SqlTime.get(rs, "oldest_open");
             Instant counted = SqlTime.get(rs, "counted_at");
             rows.add(new CoverageRow(rs.getString("source"), total, rs.getString("obtained_by"), counted,
                     counted == null ? null : Duration.between(counted, now), indexed, open, unindexable, erased,
-                    CoverageRatio.unseen(total, indexed, notSearchable), CoverageRatio.of(total, indexed, notSearchable),
+                    skipped, skippedCoverage.unseen(total, indexed, notSearchable, skipped),
+                    skippedCoverage.ratio(total, indexed, notSearchable, skipped),
                     oldest, oldest == null ? null : Duration.between(oldest, now)));
         });
         return rows;

@@ -76,8 +76,8 @@ public final class OperatorService {
                 new java.util.TreeSet<>(Objects.requireNonNull(configuredSources, "configuredSources")));
     }
 
-    private OperatorService(OperatorService base, int unnamedSourceRows) {
-        this.queries = base.queries;
+    private OperatorService(OperatorService base, Integer unnamedSourceRows, OperatorQueries queries) {
+        this.queries = queries;
         this.store = base.store;
         this.payloads = base.payloads;
         this.clock = base.clock;
@@ -98,7 +98,16 @@ public final class OperatorService {
         if (rows < 0) {
             throw new IllegalArgumentException("operator.unnamed-source-rows must be 0 or more, was " + rows);
         }
-        return new OperatorService(this, rows);
+        return new OperatorService(this, rows, queries);
+    }
+
+    /**
+     * @param skippedCoverage how coverage counts documents a route skipped by policy (property
+     *     {@value org.ingestquarantine.metrics.SkippedCoverage#PROPERTY}); without it, excluded
+     * @return this service with coverage so counted
+     */
+    public OperatorService countingSkipped(org.ingestquarantine.metrics.SkippedCoverage skippedCoverage) {
+        return new OperatorService(this, unnamedSourceRows, queries.countingSkipped(skippedCoverage));
     }
 
     /**
@@ -177,7 +186,7 @@ public final class OperatorService {
         }
         java.util.SortedSet<String> present = new java.util.TreeSet<>();
         rows.forEach(r -> present.add(r.source()));
-        return CoverageRows.bounded(rows, sourceRows().over(present));
+        return CoverageRows.bounded(rows, sourceRows().over(present), queries.skippedCoverage());
     }
 
     /** @return the rows of the sources an operator named (configured, a total, a recorded root), and the cap */

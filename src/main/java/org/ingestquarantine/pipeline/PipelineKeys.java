@@ -47,7 +47,8 @@ public final class PipelineKeys {
     public static final String FAILURE = "iqFailure";
     /** {@code quarantine} or {@code release}, decided after a failure. */
     public static final String DISPOSITION = "iqDisposition";
-    /** The delivery's terminal outcome once committed: indexed, unchanged, stale or quarantined. */
+    /** The delivery's terminal outcome once committed: indexed, unchanged, stale, skipped (by a route's policy),
+     * quarantined, or abandoned (no outcome; set as the delivery ends, {@code delivery.AbandonedDelivery}). */
     public static final String OUTCOME = "iqOutcome";
     /** The back-off before redelivery, a {@link java.time.Duration}, decided after a failure. */
     public static final String BACKOFF = "iqBackoff";

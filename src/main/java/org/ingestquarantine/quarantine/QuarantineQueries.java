@@ -23,10 +23,20 @@ import org.ingestquarantine.failure.ErrorClass;
 public final class QuarantineQueries {
 
     private final DataSource dataSource;
+    private final org.ingestquarantine.metrics.SkippedCoverage skippedCoverage;
 
-    /** @param dataSource a pool on the migrated schema */
+    /** @param dataSource a pool on the migrated schema; coverage excludes documents skipped by policy */
     public QuarantineQueries(DataSource dataSource) {
+        this(dataSource, org.ingestquarantine.metrics.SkippedCoverage.EXCLUDED);
+    }
+
+    /**
+     * @param dataSource a pool on the migrated schema
+     * @param skippedCoverage how {@link #coverage} counts documents skipped by policy
+     */
+    public QuarantineQueries(DataSource dataSource, org.ingestquarantine.metrics.SkippedCoverage skippedCoverage) {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        this.skippedCoverage = Objects.requireNonNull(skippedCoverage, "skippedCoverage");
     }
 
     /**
@@ -70,6 +80,9 @@ public final class QuarantineQueries {
                     SELECT unnest(?::text[]) AS source
                     UNION SELECT source FROM documents
                     UNION SELECT source FROM quarantine
+                    UNION SELECT source FROM skipped_documents
+                ), skipped AS (
+                    %s
                 ), indexed AS (
                     SELECT source, count(*) AS n FROM documents WHERE state = 'searchable' GROUP BY source
                 ), quarantined AS (
@@ -85,10 +98,11 @@ public final class QuarantineQueries {
                     FROM quarantine q GROUP BY q.source
                 )
                 SELECT s.source, COALESCE(i.n, 0), COALESCE(q.open_n, 0), COALESCE(q.unindexable_n, 0),
-                       COALESCE(q.erased_n, 0), q.oldest_open
+                       COALESCE(q.erased_n, 0), q.oldest_open, COALESCE(k.skipped_n, 0)
                 FROM sources s LEFT JOIN indexed i ON i.source = s.source LEFT JOIN quarantined q ON q.source = s.source
+                    LEFT JOIN skipped k ON k.source = s.source
                 ORDER BY s.source
-                """;
+                """.formatted(org.ingestquarantine.metrics.SkippedCoverage.skippedPerSourceSql());
         try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(sql)) {
             s.setArray(1, c.createArrayOf("text", knownSources.toArray()));
             List<SourceCoverage> result = new ArrayList<>();
@@ -98,8 +112,8 @@ public final class QuarantineQueries {
                     long open = rs.getLong(3);
                     long unindexable = rs.getLong(4);
                     long erased = rs.getLong(5);
-                    long denominator = indexed + open + unindexable + erased;
-                    Double coverage = denominator == 0 ? null : (double) indexed / denominator;
+                    // no known total here: the documents seen are the denominator, skipped ones as configured
+                    Double coverage = skippedCoverage.ratio(0L, indexed, open + unindexable + erased, rs.getLong(7));
                     result.add(new SourceCoverage(rs.getString(1), indexed, open, unindexable, erased, coverage,
                             SqlTime.get(rs, "oldest_open")));
                 }

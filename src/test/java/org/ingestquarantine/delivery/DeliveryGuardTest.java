@@ -119,7 +119,7 @@ class DeliveryGuardTest extends PostgresTestBase {
                 CompletableFuture.delayedExecutor(1500, TimeUnit.MILLISECONDS));
 
         new DeliveryGuard(new FixedBroker(10), here, ShippedProperties.policies(), new InFlightAttempts(), POLL,
-                Duration.ofMillis(300)).admit(exchange);
+                Duration.ofMillis(300), METRICS).admit(exchange);
         settles.get();
 
         assertThat(exchange.getProperty(PipelineKeys.SETTLED_ELSEWHERE, Boolean.class)).as("waited, not handed back").isTrue();
@@ -129,7 +129,7 @@ class DeliveryGuardTest extends PostgresTestBase {
     void shouldLeaveAJournalCountedDeliveryCountToTheAdmittingStatement() {
         here.close(here.open(KEY, "s", "d.pdf", 1), AttemptOutcome.RELEASED);
         DeliveryGuard guard = new DeliveryGuard(new JournalCountingBroker(), here, ShippedProperties.policies(),
-                new InFlightAttempts(), POLL, Duration.ZERO);
+                new InFlightAttempts(), POLL, Duration.ZERO, METRICS);
         Exchange exchange = delivery(1);
         exchange.removeProperty(PipelineKeys.DELIVERY_COUNT);
 
@@ -141,9 +141,13 @@ class DeliveryGuardTest extends PostgresTestBase {
         assertThat(here.attempts(KEY)).isEqualTo(2);
     }
 
+    private static final org.ingestquarantine.metrics.PipelineMetrics METRICS = new org.ingestquarantine.metrics.PipelineMetrics(
+            new io.micrometer.core.instrument.simple.SimpleMeterRegistry(),
+            org.ingestquarantine.metrics.SourceTags.of(java.util.Set.of()));
+
     private DeliveryGuard guard(Duration maxWait) {
         return new DeliveryGuard(new FixedBroker(), here, ShippedProperties.policies(), new InFlightAttempts(), POLL,
-                maxWait);
+                maxWait, METRICS);
     }
 
     private Exchange delivery(int count) {

@@ -78,12 +78,13 @@ public final class RouteDoubles implements CamelConfiguration {
         r.bind("embeddingService", embeddingService);
         r.bind("rethrow", new Rethrow());
         r.bind("messageReader", new MessageReader(source -> true));
-        r.bind("deliveryGuard", new Guard(broker));
+        Outcomes outcomes = new Outcomes();
+        r.bind("deliveryGuard", new Guard(broker, outcomes));
         r.bind("stages", stages);
         for (String name : List.of("preflight", "fetcher", "parseStage", "chunkStage", "embedStage", "indexStage")) {
             r.bind(name, stages);
         }
-        r.bind("outcomes", new Outcomes());
+        r.bind("outcomes", outcomes);
         r.bind("quarantineRecorder", new Recorder());
         r.bind("dlqSweeper", new Sweeper());
         // named by the record statement's sql: endpoint, which the route tests mock and skip: never connected
@@ -133,12 +134,21 @@ public final class RouteDoubles implements CamelConfiguration {
         }
     }
 
-    /** Delivery guard double: no journal; refuses a delivery whose header reports two deaths or more. */
+    /**
+     * Delivery guard double: no journal; refuses a delivery whose header reports two deaths or more. An admitted
+     * delivery gets the real {@link org.ingestquarantine.delivery.AbandonedDelivery}, closing into the outcomes double.
+     */
     public static final class Guard {
         private final Broker broker;
+        private final Outcomes outcomes;
+        public final io.micrometer.core.instrument.simple.SimpleMeterRegistry meters =
+                new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+        private final org.ingestquarantine.metrics.PipelineMetrics metrics = new org.ingestquarantine.metrics.PipelineMetrics(
+                meters, org.ingestquarantine.metrics.SourceTags.of(java.util.Set.of("docs")));
 
-        Guard(Broker broker) {
+        Guard(Broker broker, Outcomes outcomes) {
             this.broker = broker;
+            this.outcomes = outcomes;
         }
 
         public void capture(Exchange exchange) {
@@ -161,6 +171,9 @@ public final class RouteDoubles implements CamelConfiguration {
                 throw new ConsumerDiedException(deaths, "parse");
             }
             exchange.setProperty(PipelineKeys.ATTEMPT_ID, 1L);
+            String key = broker.deliveryKey(exchange);
+            exchange.getExchangeExtension().addOnCompletion(new org.ingestquarantine.delivery.AbandonedDelivery(1L,
+                    (attemptId, outcome) -> outcomes.closed.add(key + "=" + outcome.code()), metrics));
         }
     }
 
@@ -172,6 +185,8 @@ public final class RouteDoubles implements CamelConfiguration {
         private volatile String failingStage;
         private volatile RuntimeException failure;
         private volatile boolean current;
+        /** Pages of the parsed document ({@link #parse}). */
+        public volatile int pages = 1;
 
         /** @param stage the stage that throws {@code failure} from now on, {@code null} for none */
         public void failAt(String stage, RuntimeException failure) {
@@ -190,6 +205,7 @@ public final class RouteDoubles implements CamelConfiguration {
             discarded.clear();
             failAt(null, null);
             current = false;
+            pages = 1;
         }
 
         private void at(String stage, Object body) {
@@ -226,7 +242,7 @@ public final class RouteDoubles implements CamelConfiguration {
 
         public ParsedDocument parse(FetchedDocument fetched) {
             at("parse", fetched);
-            return new ParsedDocument(1, List.of("text"), List.of(), false, "1.7");
+            return new ParsedDocument(pages, java.util.Collections.nCopies(pages, "text"), List.of(), false, "1.7");
         }
 
         public ChunkedDocument chunk(ParsedDocument parsed) {
@@ -247,20 +263,30 @@ public final class RouteDoubles implements CamelConfiguration {
         }
     }
 
-    /** Outcomes double: the outcome of each delivery key, in order. */
+    /** Outcomes double: the outcome of each delivery key, in order, set on the exchange as the real one sets it. */
     public static final class Outcomes {
         public final List<String> closed = new CopyOnWriteArrayList<>();
 
         public void indexed(Exchange exchange, IndexOutcome outcome) {
-            closed.add(key(exchange) + "=" + outcome.name().toLowerCase());
+            settle(exchange, outcome.name().toLowerCase());
         }
 
         public void unchanged(Exchange exchange) {
-            closed.add(key(exchange) + "=unchanged");
+            settle(exchange, "unchanged");
+        }
+
+        public void skipped(Exchange exchange, String reason) {
+            closed.add(key(exchange) + "=skipped_by_policy:" + reason);
+            exchange.setProperty(PipelineKeys.OUTCOME, "skipped");
         }
 
         public void quarantined(Exchange exchange) {
-            closed.add(key(exchange) + "=quarantined");
+            settle(exchange, "quarantined");
+        }
+
+        private void settle(Exchange exchange, String outcome) {
+            closed.add(key(exchange) + "=" + outcome);
+            exchange.setProperty(PipelineKeys.OUTCOME, outcome);
         }
 
         public void released(Exchange exchange) {
