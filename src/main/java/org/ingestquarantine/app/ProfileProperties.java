@@ -68,15 +68,26 @@ public final class ProfileProperties {
      * @return the {@code sources.<name>.*} properties: files, then system properties, then overrides
      */
     public static Properties sourceProperties(String profile, Map<String, String> overrides) {
+        Properties merged = all(profile, overrides);
+        Properties sources = new Properties();
+        merged.stringPropertyNames().stream().filter(k -> k.startsWith(SourceAccess.PREFIX))
+                .forEach(k -> sources.setProperty(k, merged.getProperty(k)));
+        return sources;
+    }
+
+    /**
+     * @param profile a profile of {@link PipelineApp#PROFILES}
+     * @param overrides properties that win over the files
+     * @return every property: {@code application.properties}, then the profile's file, then system properties,
+     *     then overrides (placeholders not resolved)
+     */
+    public static Properties all(String profile, Map<String, String> overrides) {
         Properties merged = new Properties();
         read("application.properties", merged);
         read("application-" + profile + ".properties", merged);
         System.getProperties().stringPropertyNames().forEach(k -> merged.setProperty(k, System.getProperty(k)));
         overrides.forEach(merged::setProperty);
-        Properties sources = new Properties();
-        merged.stringPropertyNames().stream().filter(k -> k.startsWith(SourceAccess.PREFIX))
-                .forEach(k -> sources.setProperty(k, merged.getProperty(k)));
-        return sources;
+        return merged;
     }
 
     private static void read(String resource, Properties into) {

@@ -11,7 +11,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
                 CoverageCommand.class, ShowCommand.class, OverdueCommand.class, ReproduceCommand.class,
                 DrainCommand.class, DisposeCommand.class, ExpirePayloadsCommand.class, EraseCommand.class,
                 PruneJournalCommand.class, ServeCommand.class, ServeEmbeddingsCommand.class, SeedDemoCommand.class,
-                SourcesCommand.class})
+                SourcesCommand.class, CheckRoutesCommand.class})
 public final class IngestQuarantineCli {
 
     /**

@@ -39,12 +39,21 @@ final class RouteFileError {
      *     Camel's text, the file as a path (Camel names it {@code file:<path>})
      */
     String firstLine() {
+        String line = file() + ":" + (mark.getLine() + 1) + ":" + (mark.getColumn() + 1) + ": " + what();
+        return line.lines().findFirst().orElse(line);
+    }
+
+    /** @return the problem with its context: {@code <problem>[ (<context>)]} */
+    private String what() {
         String problem = yaml.getProblem();
         String context = yaml.getContext();
         String what = problem == null ? context : context == null ? problem : problem + " (" + context + ")";
-        String line = file() + ":" + (mark.getLine() + 1) + ":" + (mark.getColumn() + 1) + ": "
-                + (what == null ? yaml.getClass().getSimpleName() : what);
-        return line.lines().findFirst().orElse(line);
+        return what == null ? yaml.getClass().getSimpleName() : what;
+    }
+
+    /** @return the same as one {@link RouteProblem}: its file, line and problem */
+    RouteProblem problem() {
+        return new RouteProblem(file(), mark.getLine() + 1, what());
     }
 
     /** @return Camel's message, line by line, without blank lines: each place with its snippet and caret */

@@ -1,0 +1,189 @@
+package org.ingestquarantine.cli;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import javax.sql.DataSource;
+import org.ingestquarantine.app.PipelineApp;
+import org.ingestquarantine.db.Jdbc;
+import org.ingestquarantine.delivery.IngestPublisher;
+import org.ingestquarantine.delivery.SettledOutcomes;
+import org.ingestquarantine.failure.ErrorClass;
+import org.ingestquarantine.failure.RedeliveryPolicies;
+import org.ingestquarantine.ingest.FolderDocIds;
+import org.ingestquarantine.pipeline.IngestMessage;
+import org.ingestquarantine.quarantine.QuarantineRecord;
+import org.ingestquarantine.quarantine.QuarantineStore;
+
+/**
+ * The scenario half of {@code check-routes}: one message per file of the sample folder, published to the running
+ * application (the user's routes loaded), consumed until each has an outcome, then the accounting checked against
+ * the database: every message one outcome, no attempt left open, each quarantined message delivered exactly its
+ * class's {@code failure.<class>.retries} + 1 times, the summary's counts the database's, and no failure of the
+ * routes themselves ({@link RouteFaults}).
+ */
+final class ScenarioCheck {
+
+    /** One named check and its verdict. */
+    record Verdict(String name, boolean passed, String detail) {
+
+        @Override
+        public String toString() {
+            return (passed ? "PASS " : "FAIL ") + name + (detail.isEmpty() ? "" : ": " + detail);
+        }
+    }
+
+    private final PipelineApp app;
+    private final String source;
+
+    ScenarioCheck(PipelineApp app, String source) {
+        this.app = app;
+        this.source = source;
+    }
+
+    /**
+     * @param samples the folder whose files are published (recursively, in name order)
+     * @param timeout how long every message may take to settle
+     * @param faults the route faults seen meanwhile
+     * @return the run's summary and the verdicts, in the order above
+     * @throws Exception when the folder cannot be read or the database answers no query
+     */
+    Result run(Path samples, Duration timeout, RouteFaults faults) throws Exception {
+        List<Path> files = listFiles(samples);
+        try (SettledOutcomes settled = SettledOutcomes.listen(app.context())) {
+            long started = System.nanoTime();
+            IngestPublisher publisher = app.bean("ingestPublisher", IngestPublisher.class);
+            Map<String, String> keys = new LinkedHashMap<>();
+            for (Path file : files) {
+                keys.put(publisher.publish(new IngestMessage(source, FolderDocIds.of(samples, file), file.toUri(),
+                        null, null, null)), FolderDocIds.of(samples, file));
+            }
+            List<String> unsettled = await(keys, settled, publisher, timeout);
+            long elapsedMs = Duration.ofNanos(System.nanoTime() - started).toMillis();
+            RunSummary summary = RunSummary.collect(app, source, keys, settled::outcomeOf, unsettled, elapsedMs, 0);
+            List<Verdict> verdicts = new ArrayList<>();
+            verdicts.add(oneOutcomeEach(keys, settled, unsettled));
+            DataSource db = app.bean("dataSource", DataSource.class);
+            verdicts.add(noOpenAttempt(db));
+            verdicts.add(deliveriesPerClass(db, keys, settled));
+            verdicts.add(summaryIsTheDatabase(db, summary));
+            List<RouteProblem> seen = faults.faults();
+            verdicts.add(new Verdict("no failure of the routes themselves", seen.isEmpty(),
+                    seen.isEmpty() ? "" : seen.size() + ": " + seen.get(0)
+                            + (seen.size() > 1 ? " (and " + (seen.size() - 1) + " more)" : "")));
+            return new Result(summary, verdicts, seen);
+        }
+    }
+
+    /** What the scenario saw: the summary, the verdicts, and each route fault (for one line each). */
+    record Result(RunSummary summary, List<Verdict> verdicts, List<RouteProblem> faults) {
+
+        boolean passed() {
+            return verdicts.stream().allMatch(Verdict::passed);
+        }
+    }
+
+    private static List<String> await(Map<String, String> keys, SettledOutcomes settled, IngestPublisher publisher,
+                                      Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        long quietSince = -1;
+        while (true) {
+            List<String> open = keys.keySet().stream().filter(k -> settled.outcomeOf(k) == null).toList();
+            if (open.isEmpty() || System.nanoTime() > deadline) {
+                return open;
+            }
+            if (publisher.pending() == 0) { // dead-lettered by the broker, or acknowledged without an outcome
+                quietSince = quietSince < 0 ? System.nanoTime() : quietSince;
+                if (System.nanoTime() - quietSince > IngestCommand.QUIET_LIMIT.toNanos()) {
+                    return open;
+                }
+            } else {
+                quietSince = -1;
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    private static Verdict oneOutcomeEach(Map<String, String> keys, SettledOutcomes settled, List<String> unsettled) {
+        String name = "every message one outcome";
+        if (!unsettled.isEmpty()) {
+            return new Verdict(name, false, unsettled.size() + " of " + keys.size() + " have none (e.g. "
+                    + keys.get(unsettled.get(0)) + "): a route that ends a delivery without an outcome bean");
+        }
+        return settled.count() == keys.size() ? new Verdict(name, true, keys.size() + " messages")
+                : new Verdict(name, false, settled.count() + " outcomes for " + keys.size() + " messages");
+    }
+
+    private static long count(Jdbc jdbc, String sql, Object... args) throws java.sql.SQLException {
+        return jdbc.queryFirst(sql, rs -> rs.getLong(1), args).orElse(0L);
+    }
+
+    private static Verdict noOpenAttempt(DataSource db) throws java.sql.SQLException {
+        long open = count(new Jdbc(db), "SELECT count(*) FROM attempt_journal WHERE closed_at IS NULL");
+        return new Verdict("no open attempt", open == 0, open == 0 ? "" : open + " attempt_journal rows never closed");
+    }
+
+    private Verdict deliveriesPerClass(DataSource db, Map<String, String> keys, SettledOutcomes settled)
+            throws java.sql.SQLException {
+        RedeliveryPolicies policies = app.bean("redeliveryPolicies", RedeliveryPolicies.class);
+        QuarantineStore store = app.bean("quarantineStore", QuarantineStore.class);
+        Jdbc jdbc = new Jdbc(db);
+        Map<ErrorClass, Integer> byClass = new TreeMap<>();
+        List<String> wrong = new ArrayList<>();
+        for (Map.Entry<String, String> e : keys.entrySet()) {
+            if (!"quarantined".equals(settled.outcomeOf(e.getKey()))) {
+                continue;
+            }
+            QuarantineRecord record = store.find(source, e.getValue()).orElse(null);
+            if (record == null) {
+                wrong.add(e.getValue() + ": quarantined without a record under its own (source, doc_id)");
+                continue;
+            }
+            int expected = policies.forClass(record.errorClass()).maxDeliveries();
+            long deliveries = count(jdbc, "SELECT count(*) FROM attempt_journal WHERE delivery_key = ?", e.getKey());
+            if (deliveries != expected) {
+                wrong.add(e.getValue() + " (" + record.errorClass().code() + "): " + deliveries + " deliveries, expected "
+                        + expected);
+            }
+            byClass.merge(record.errorClass(), (int) deliveries, (a, b) -> a);
+        }
+        StringBuilder seen = new StringBuilder();
+        byClass.forEach((c, d) -> seen.append(seen.isEmpty() ? "" : ", ").append(c.code()).append(' ').append(d));
+        return wrong.isEmpty() ? new Verdict("deliveries = retries + 1 per class", true, seen.toString())
+                : new Verdict("deliveries = retries + 1 per class", false, wrong.size() + ": " + wrong.get(0));
+    }
+
+    private Verdict summaryIsTheDatabase(DataSource db, RunSummary summary) throws java.sql.SQLException {
+        Jdbc jdbc = new Jdbc(db);
+        long indexed = count(jdbc, "SELECT count(*) FROM documents WHERE source = ? AND state = 'searchable'", source);
+        Map<String, Integer> quarantined = new TreeMap<>();
+        for (ErrorClass c : ErrorClass.values()) {
+            long n = count(jdbc, "SELECT count(*) FROM quarantine WHERE source = ? AND disposition = 'open'"
+                    + " AND error_class = ?", source, c.code());
+            if (n > 0) {
+                quarantined.put(c.code(), (int) n);
+            }
+        }
+        String name = "summary counts = database counts";
+        if (indexed != summary.indexed()) {
+            return new Verdict(name, false, "indexed " + summary.indexed() + ", database " + indexed);
+        }
+        if (!quarantined.equals(summary.quarantined())) {
+            return new Verdict(name, false, "quarantined " + summary.quarantined() + ", database " + quarantined);
+        }
+        return new Verdict(name, true, "indexed " + indexed + ", quarantined " + quarantined);
+    }
+
+    private static List<Path> listFiles(Path root) throws IOException {
+        try (Stream<Path> walk = Files.walk(root)) {
+            return walk.filter(p -> !Files.isDirectory(p)).sorted().toList();
+        }
+    }
+}
