@@ -482,8 +482,8 @@ class DrainTest extends PostgresTestBase {
         for (int i = 0; i < 8; i++) {
             fail("web", "gone-" + i + ".pdf", "g" + i);
         }
-        SourceRequestThrottle shared = SourceRequestThrottle.sharedInPostgres(dataSource(), 5, HEADROOM_PERCENT);
-        SourceConnector live = SourceRequestThrottle.sharedInPostgres(dataSource(), 5, HEADROOM_PERCENT)
+        SourceRequestThrottle shared = SourceRequestThrottle.sharedInPostgres(dataSource(), 5, HEADROOM_PERCENT, 2);
+        SourceConnector live = SourceRequestThrottle.sharedInPostgres(dataSource(), 5, HEADROOM_PERCENT, 2)
                 .around(new HttpConnector("http", HTTP));
         Thread liveIngest = new Thread(() -> {
             for (int i = 0; i < 8; i++) {
