@@ -153,7 +153,7 @@ public final class SeedDemo {
 
     /**
      * Indexes the source's repaired records' documents and as many more as bring its coverage to its figure:
-     * {@code indexed = round(open * coverage / (100 - coverage))}.
+     * {@code indexed = ceil(open * coverage / (100 - coverage))}.
      */
     private static void index(Connection c, DemoSource d) throws SQLException {
         long open;
@@ -176,7 +176,8 @@ public final class SeedDemo {
             p.setString(2, d.name());
             p.executeUpdate();
         }
-        long more = Math.round(open * d.coveragePercent() / (100 - d.coveragePercent())) - repaired;
+        // rounded up: the coverage printed (floored to a tenth) is the figure
+        long more = (long) Math.ceil(open * d.coveragePercent() / (100 - d.coveragePercent())) - repaired;
         for (long from = 0; from < more; from += INDEXED_PER_STATEMENT) {
             try (PreparedStatement p = c.prepareStatement(columns + "SELECT ?, 'indexed/' || lpad(k::text, 9, '0')"
                     + " || '.md', 'etag-indexed-' || k, ?, 'window-1', 'all-minilm-l6-v2', 1, 0, 'searchable', now()"
