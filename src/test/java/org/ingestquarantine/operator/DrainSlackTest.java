@@ -36,8 +36,10 @@ import org.ingestquarantine.pipeline.PipelineVersions;
 import org.ingestquarantine.quarantine.FailureEvidence;
 import org.ingestquarantine.quarantine.LocalPayloadStore;
 import org.ingestquarantine.quarantine.QuarantineStore;
+import org.ingestquarantine.testsupport.ArrivalWindows;
 import org.ingestquarantine.testsupport.PostgresTestBase;
 import org.ingestquarantine.testsupport.ShippedProperties;
+import org.ingestquarantine.testsupport.TwoDimensionEmbedder;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -141,7 +143,7 @@ class DrainSlackTest extends PostgresTestBase {
                     .isGreaterThanOrEqualTo(LIVE_SHARE_KEPT);
             List<Long> all = new ArrayList<>(live);
             all.addAll(drained);
-            assertThat(maxInAnySecond(all)).isLessThanOrEqualTo((int) CEILING_PER_S);
+            assertThat(ArrivalWindows.maxInAnySecond(all)).isLessThanOrEqualTo((int) CEILING_PER_S);
         }
     }
 
@@ -167,20 +169,6 @@ class DrainSlackTest extends PostgresTestBase {
         return Double.parseDouble(ShippedProperties.lookup().apply(property).orElseThrow());
     }
 
-    private static int maxInAnySecond(List<Long> nanos) {
-        List<Long> sorted = new ArrayList<>(nanos);
-        Collections.sort(sorted);
-        int max = 0;
-        for (int i = 0; i < sorted.size(); i++) {
-            int n = 0;
-            for (int j = i; j < sorted.size() && sorted.get(j) - sorted.get(i) < 1_000_000_000L; j++) {
-                n++;
-            }
-            max = Math.max(max, n);
-        }
-        return max;
-    }
-
     private void failed(String docId) {
         new QuarantineStore(dataSource(), new LocalPayloadStore(temp.resolve("objects")), Clock.systemUTC())
                 .record(FailureEvidence.builder("web", docId).errorClass(ErrorClass.AMBIGUOUS_PARSE)
@@ -188,14 +176,14 @@ class DrainSlackTest extends PostgresTestBase {
     }
 
     private Drain drain(SourceRequestThrottle shared) {
-        Embedder embedder = new OneDimensionEmbedder();
+        Embedder embedder = new TwoDimensionEmbedder();
         return Drain.builder()
                 .database(dataSource(), new QuarantineStore(dataSource(), new LocalPayloadStore(temp.resolve("objects")),
                         Clock.systemUTC()))
                 .access(access())
                 .connectors(Map.of("http", new HttpConnector("http", HTTP)))
                 .pipeline(new NoParser(), new WindowChunker(1000, 256, 20, s -> s.split("\\s+").length), embedder,
-                        new DocumentIndex(dataSource(), 1), new PipelineVersions(Map.of("http", "test"),
+                        new DocumentIndex(dataSource(), 2), new PipelineVersions(Map.of("http", "test"),
                                 ParserVersion.CURRENT, "window-test", embedder.version()))
                 .baseUris(source -> Optional.of(base))
                 .throttle(shared, shipped(SourceRequestThrottle.HEADROOM_PROPERTY))
@@ -218,33 +206,6 @@ class DrainSlackTest extends PostgresTestBase {
 
         @Override
         public void close() {
-        }
-    }
-
-    private static final class OneDimensionEmbedder implements Embedder {
-        @Override
-        public String version() {
-            return "one-dim-test";
-        }
-
-        @Override
-        public int dimensions() {
-            return 1;
-        }
-
-        @Override
-        public int maxTokens() {
-            return 256;
-        }
-
-        @Override
-        public int countTokens(String text) {
-            return text.split("\\s+").length;
-        }
-
-        @Override
-        public List<float[]> embed(List<String> texts) {
-            return texts.stream().map(t -> new float[] {1}).toList();
         }
     }
 }
