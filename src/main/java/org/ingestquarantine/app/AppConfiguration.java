@@ -433,9 +433,17 @@ public final class AppConfiguration implements CamelConfiguration {
     /** The same, with HTTP requests that {@code fetches} can cancel. */
     static Map<String, SourceConnector> connectors(Settings settings, Database database, HttpTimeouts http,
                                                    FetchCancellation fetches) {
+        return connectors(settings, http, fetches, sharedThrottle(settings, database));
+    }
+
+    /**
+     * The same, taking tokens from {@code throttle}: the drain passes the shared buckets'
+     * {@link SourceRequestThrottle#slackOnly()} view, so it takes only what the live connectors leave.
+     */
+    static Map<String, SourceConnector> connectors(Settings settings, HttpTimeouts http, FetchCancellation fetches,
+                                                   SourceRequestThrottle throttle) {
         Map<String, SourceConnector> connectors = Map.of("file", new FolderConnector(http.bodyDeadline()),
                 "http", new HttpConnector("http", http, fetches), "https", new HttpConnector("https", http, fetches));
-        SourceRequestThrottle throttle = sharedThrottle(settings, database);
         Map<String, SourceConnector> throttled = new java.util.HashMap<>();
         connectors.forEach((scheme, c) -> throttled.put(scheme, throttle.around(c)));
         // takes the tokens itself: a HEAD refused 403/404 is asked once more (S3Connector)
@@ -443,11 +451,15 @@ public final class AppConfiguration implements CamelConfiguration {
         return Map.copyOf(throttled);
     }
 
-    /** @return the shared bucket of source requests, or unlimited when {@code source-requests.max-per-s} is unset */
+    /**
+     * @return the shared bucket of source requests (the live path's priority view), or unlimited when
+     *     {@code source-requests.max-per-s} is unset
+     */
     static SourceRequestThrottle sharedThrottle(Settings settings, Database database) {
         return settings.find("source-requests.max-per-s")
                 .map(rate -> SourceRequestThrottle.sharedInPostgres(database.dataSource(), Double.parseDouble(rate),
-                        settings.requiredNumber(SourceRequestThrottle.HEADROOM_PROPERTY)))
+                        settings.requiredNumber(SourceRequestThrottle.HEADROOM_PROPERTY),
+                        (int) settings.requiredNumber(SourceRequestThrottle.LIVE_RESERVE_PROPERTY)))
                 .orElse(SourceRequestThrottle.unlimited());
     }
 

@@ -14,6 +14,7 @@ import org.ingestquarantine.db.DatabaseUnavailableException;
 import org.ingestquarantine.db.EmbeddedPostgresService;
 import org.ingestquarantine.ingest.DocumentIndex;
 import org.ingestquarantine.ingest.Embedder;
+import org.ingestquarantine.ingest.FetchCancellation;
 import org.ingestquarantine.ingest.MiniLmEmbedder;
 import org.ingestquarantine.ingest.SourceAccess;
 import org.ingestquarantine.ingest.SourceConnector;
@@ -219,8 +220,10 @@ public final class OperatorRuntime implements AutoCloseable {
         started.push(tokenizer); // closed with the runtime, before the database
         Embedder embedder = EmbedderChoice.choose(settings, tokenizer);
         WindowChunker chunker = AppConfiguration.chunker(settings, embedder);
-        Map<String, SourceConnector> connectors = AppConfiguration.connectors(settings, database,
-                AppConfiguration.httpTimeouts(settings));
+        // the drain takes only the slack of the shared buckets: the live connectors keep their reserve
+        Map<String, SourceConnector> connectors = AppConfiguration.connectors(settings,
+                AppConfiguration.httpTimeouts(settings), new FetchCancellation(),
+                AppConfiguration.sharedThrottle(settings, database).slackOnly());
         Map<String, String> connectorVersions = new java.util.TreeMap<>();
         connectors.forEach((scheme, c) -> connectorVersions.put(scheme, c.version()));
         PipelineVersions versions = new PipelineVersions(connectorVersions, ParserVersion.CURRENT, chunker.version(),

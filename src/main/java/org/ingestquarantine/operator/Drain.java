@@ -68,7 +68,8 @@ import org.ingestquarantine.quarantine.QuarantineStore;
  * a source version, its failure having come before the fetch, is no evidence that the bytes changed), with reason
  * code {@value RepairClose#NO_CHANGE_SEEN} when the parser version is the record's too. A failure records a new
  * attempt (its fingerprint may be new) and the record stays open. Every HEAD and GET first takes a token from the
- * run's own bucket ({@code --rate}) and from the origin's shared bucket, if any. Rows are never deleted.
+ * run's own bucket ({@code --rate}) and from the origin's shared bucket, if any, taking only its slack
+ * ({@link SourceRequestThrottle#slackOnly()}: the live path keeps its reserve). Rows are never deleted.
  *
  * <p>A record this process may not ask its source about, because of ITS configuration (the source is not
  * configured here: {@code unknown_source}; the folder an ingest recorded as its root is gone:
@@ -138,7 +139,7 @@ public final class Drain {
         this.index = Objects.requireNonNull(b.index, "index");
         this.versions = Objects.requireNonNull(b.versions, "versions");
         this.uris = new SourceUris(Objects.requireNonNull(b.baseUris, "baseUris"), b.fallbackUris);
-        this.shared = b.shared == null ? SourceRequestThrottle.unlimited() : b.shared;
+        this.shared = b.shared == null ? SourceRequestThrottle.unlimited() : b.shared.slackOnly();
         this.headroomPercent = b.headroomPercent;
         this.workDir = Objects.requireNonNull(b.workDir, "workDir");
         this.maxBytes = b.maxBytes;
@@ -676,7 +677,8 @@ public final class Drain {
         }
 
         /**
-         * @param v the origins' shared ceiling (default: none beyond the run's own rate)
+         * @param v the origins' shared ceiling (default: none beyond the run's own rate); the drain takes only its
+         *     slack
          * @param headroom the run's own spacing headroom, percent (property
          *     {@value SourceRequestThrottle#HEADROOM_PROPERTY}; default 0)
          */

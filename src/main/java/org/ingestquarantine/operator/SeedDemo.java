@@ -13,24 +13,29 @@ import org.ingestquarantine.db.SqlFailure;
 import org.ingestquarantine.parse.ParserVersion;
 
 /**
- * {@code seed-demo}: a seed-scale quarantine for demonstrations and benchmarks, written in bulk by SQL
- * ({@code generate_series}, one transaction), never through the pipeline.
+ * {@code seed-demo}: a seed-scale quarantine that tells seed 003's story, for demonstrations and benchmarks,
+ * written in bulk by SQL ({@code generate_series}, one transaction), never through the pipeline.
  *
- * <p>Shape (the figures come from configuration, {@code seed-demo.*}): {@code documents} records in three
- * sources ({@value #SOURCES_TEXT}), {@code attempts} attempts in all (each record gets
- * {@code floor(attempts / documents)} or one more), three parser versions (two older ones and
- * {@link ParserVersion#CURRENT}), cohorts by fingerprint with the given shares of the documents and the rest
- * spread evenly over {@code tailFingerprints} more; about one record in ten is closed as repaired (chosen independently of
- * the fingerprint, so every cohort keeps open records). Document ids,
- * fingerprints and cohort membership are assigned by multiplicative permutations, so every share is exact to
- * the document. Each source gets a total ({@code source_totals}, stated) equal to its records. The summaries the
- * operator's questions read ({@code quarantine_summary}, {@code source_summary}) are filled by the same
- * triggers as for any write, inside the same transaction.
+ * <p>Shape (the figures come from configuration, {@code seed-demo.*}): {@code documents} records in the
+ * configured sources (each with its share of the records, its coverage and its owner; a source without an owner is
+ * the owner gap), {@code attempts} attempts in all (each record gets {@code floor(attempts / documents)} or one
+ * more), three parser versions (two older ones and {@link ParserVersion#CURRENT}; the largest cohort all of
+ * {@value #RETIRED_PARSER}, a retired one), cohorts by fingerprint with the given shares of the documents and the
+ * rest spread evenly over {@code tailFingerprints} more; about one record in ten is closed as repaired (chosen
+ * independently of the fingerprint, so every cohort keeps open records). Document ids, sources, fingerprints and
+ * cohort membership are assigned by multiplicative permutations, so every share is exact to the document.
+ *
+ * <p>Each source gets indexed documents ({@code documents} rows, searchable, no chunks: the repaired records' and
+ * more), so that its coverage is its configured figure to within one document, and a stated total of its indexed
+ * and quarantined documents. The oldest open records of the largest cohort, the ones a canary drain selects first,
+ * get a payload and a file in a local folder source ({@link SeedDemoSample}), so {@code reproduce} and
+ * {@code drain} work against them. The summaries the operator's questions read ({@code quarantine_summary},
+ * {@code source_summary}) are filled by the same triggers as for any write, inside the same transaction.
  */
 public final class SeedDemo {
 
-    static final String SOURCES_TEXT = "demo-contracts, demo-invoices, demo-scans";
-    private static final List<String> SOURCES = List.of("demo-contracts", "demo-invoices", "demo-scans");
+    /** The parser version every record of the largest cohort last failed under (no longer the running one). */
+    static final String RETIRED_PARSER = "pdfbox-3.0.4+iq-parse-1";
     private static final List<String> CLASSES = List.of("ambiguous_parse", "permanent_input", "resource_fatal",
             "unclassified", "downstream_contract", "transient");
 
@@ -40,11 +45,30 @@ public final class SeedDemo {
      */
     static final int DOCUMENTS_PER_STATEMENT = 20_000;
 
-    private final DataSource dataSource;
+    /** Indexed documents written per statement, for the same reason. */
+    static final int INDEXED_PER_STATEMENT = 200_000;
 
-    /** @param dataSource a pool on the migrated schema */
-    public SeedDemo(DataSource dataSource) {
+    private final DataSource dataSource;
+    private final SeedDemoSample sample;
+
+    /**
+     * @param dataSource a pool on the migrated schema
+     * @param sample writes the payloads and the local source's files of the largest cohort's oldest records
+     */
+    public SeedDemo(DataSource dataSource, SeedDemoSample sample) {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        this.sample = Objects.requireNonNull(sample, "sample");
+    }
+
+    /**
+     * One source of the data set.
+     *
+     * @param name the source's name
+     * @param sharePercent its share of the records, percent
+     * @param coveragePercent its coverage, percent, below 100: indexed documents are added to reach it
+     * @param owner the team its records name, or null (the owner gap)
+     */
+    public record DemoSource(String name, int sharePercent, double coveragePercent, String owner) {
     }
 
     /**
@@ -54,8 +78,10 @@ public final class SeedDemo {
      * @param attempts attempts over all records, at least {@code documents}
      * @param cohortSharesPercent the largest cohorts' shares of the documents, percent, summing to less than 100
      * @param tailFingerprints fingerprints the remaining documents are spread over, at least 1
+     * @param sources the sources, their shares of the records summing to 100
      */
-    public record Shape(int documents, long attempts, List<Integer> cohortSharesPercent, int tailFingerprints) {
+    public record Shape(int documents, long attempts, List<Integer> cohortSharesPercent, int tailFingerprints,
+                        List<DemoSource> sources) {
 
         /** @throws BadOperatorInputException if the figures cannot make a data set */
         public void check() {
@@ -65,11 +91,19 @@ public final class SeedDemo {
                 throw new BadOperatorInputException("seed-demo needs documents >= 1, attempts >= documents, positive"
                         + " shares summing below 100% and at least one tail fingerprint; got " + this);
             }
+            if (sources.isEmpty() || sources.stream().mapToInt(DemoSource::sharePercent).sum() != 100
+                    || sources.stream().anyMatch(d -> d.sharePercent() <= 0 || !(d.coveragePercent() >= 0)
+                    || !(d.coveragePercent() < 100))) {
+                throw new BadOperatorInputException("seed-demo needs sources with positive shares summing to 100%"
+                        + " and coverages in [0, 100); got " + sources);
+            }
         }
 
         /**
          * @param settings the properties {@code seed-demo.documents}, {@code .attempts},
-         *     {@code .cohort-shares-percent} (comma-separated) and {@code .tail-fingerprints}
+         *     {@code .cohort-shares-percent} (comma-separated), {@code .tail-fingerprints}, and per source (lists
+         *     in the order of {@code .sources}) {@code .source-shares-percent}, {@code .coverage-percent} and
+         *     {@code .owners} (an empty entry: no owner)
          * @param scale multiplies documents and attempts, at least 1
          * @return the configured shape times {@code scale}
          * @throws IllegalStateException if a property is missing or malformed
@@ -83,14 +117,77 @@ public final class SeedDemo {
                 throw new IllegalStateException("seed-demo.cohort-shares-percent must be whole percents separated by"
                         + " commas, e.g. 43,22,9");
             }
+            List<String> names = list(settings, "seed-demo.sources");
+            List<String> sourceShares = list(settings, "seed-demo.source-shares-percent");
+            List<String> coverages = list(settings, "seed-demo.coverage-percent");
+            List<String> owners = list(settings, "seed-demo.owners");
+            if (sourceShares.size() != names.size() || coverages.size() != names.size()
+                    || owners.size() != names.size()) {
+                throw new IllegalStateException("seed-demo.source-shares-percent, .coverage-percent and .owners need"
+                        + " one entry per source of seed-demo.sources (" + names.size() + ")");
+            }
+            List<DemoSource> sources = new java.util.ArrayList<>();
+            try {
+                for (int i = 0; i < names.size(); i++) {
+                    sources.add(new DemoSource(names.get(i), Integer.parseInt(sourceShares.get(i)),
+                            Double.parseDouble(coverages.get(i)), owners.get(i).isEmpty() ? null : owners.get(i)));
+                }
+            } catch (NumberFormatException e) {
+                throw new IllegalStateException("seed-demo.source-shares-percent must be whole percents and"
+                        + " seed-demo.coverage-percent percents, separated by commas, e.g. 75,10,15 and 92.8,99.4,97");
+            }
             return new Shape(Math.toIntExact(settings.requiredNumber("seed-demo.documents") * scale),
                     settings.requiredNumber("seed-demo.attempts") * scale, shares,
-                    (int) settings.requiredNumber("seed-demo.tail-fingerprints"));
+                    (int) settings.requiredNumber("seed-demo.tail-fingerprints"), List.copyOf(sources));
+        }
+
+        private static List<String> list(org.ingestquarantine.pipeline.Settings settings, String key) {
+            return java.util.Arrays.stream(settings.required(key).split(",", -1)).map(String::trim).toList();
         }
 
         /** @return fingerprints in all */
         public int fingerprints() {
             return cohortSharesPercent.size() + tailFingerprints;
+        }
+    }
+
+    /**
+     * Indexes the source's repaired records' documents and as many more as bring its coverage to its figure:
+     * {@code indexed = ceil(open * coverage / (100 - coverage))}.
+     */
+    private static void index(Connection c, DemoSource d) throws SQLException {
+        long open;
+        long repaired;
+        try (PreparedStatement p = c.prepareStatement("SELECT count(*) FILTER (WHERE disposition = 'open'),"
+                + " count(*) FILTER (WHERE disposition <> 'open') FROM quarantine WHERE source = ?")) {
+            p.setString(1, d.name());
+            try (ResultSet rs = p.executeQuery()) {
+                rs.next();
+                open = rs.getLong(1);
+                repaired = rs.getLong(2);
+            }
+        }
+        String columns = "INSERT INTO documents (source, doc_id, source_version, parser_version, chunker_version,"
+                + " embedder_version, page_count, chunk_count, state, indexed_at) ";
+        try (PreparedStatement p = c.prepareStatement(columns + "SELECT source, doc_id, source_version, ?,"
+                + " 'window-1', 'all-minilm-l6-v2', 1, 0, 'searchable', now() FROM quarantine"
+                + " WHERE source = ? AND disposition <> 'open'")) {
+            p.setString(1, ParserVersion.CURRENT);
+            p.setString(2, d.name());
+            p.executeUpdate();
+        }
+        // rounded up: the coverage printed (floored to a tenth) is the figure
+        long more = (long) Math.ceil(open * d.coveragePercent() / (100 - d.coveragePercent())) - repaired;
+        for (long from = 0; from < more; from += INDEXED_PER_STATEMENT) {
+            try (PreparedStatement p = c.prepareStatement(columns + "SELECT ?, 'indexed/' || lpad(k::text, 9, '0')"
+                    + " || '.md', 'etag-indexed-' || k, ?, 'window-1', 'all-minilm-l6-v2', 1, 0, 'searchable', now()"
+                    + " FROM generate_series(?, ?) k")) {
+                p.setString(1, d.name());
+                p.setString(2, ParserVersion.CURRENT);
+                p.setLong(3, from);
+                p.setLong(4, Math.min(more, from + INDEXED_PER_STATEMENT) - 1);
+                p.executeUpdate();
+            }
         }
     }
 
@@ -113,28 +210,37 @@ public final class SeedDemo {
         }
         cohort.append(" ELSE ").append(shape.cohortSharesPercent().size()).append(" + (u % ")
                 .append(shape.tailFingerprints()).append(") END");
+        StringBuilder source = new StringBuilder("CASE");
+        bound = 0;
+        for (int i = 0; i < shape.sources().size() - 1; i++) {
+            bound += Math.round(n * shape.sources().get(i).sharePercent() / 100.0);
+            source.append(" WHEN w < ").append(bound).append(" THEN ").append(i);
+        }
+        source.append(" ELSE ").append(shape.sources().size() - 1).append(" END");
         long base = shape.attempts() / n;
         long extra = shape.attempts() - base * n;
         String docs = """
                 CREATE TEMP TABLE seed_docs ON COMMIT DROP AS
-                SELECT i, (i::bigint * 104729) %% %1$d AS u, (i::bigint * 7919) %% %1$d AS v FROM generate_series(0, %1$d - 1) i
+                SELECT i, (i::bigint * 104729) %% %1$d AS u, (i::bigint * 7919) %% %1$d AS v,
+                       (i::bigint * 15485863) %% %1$d AS w FROM generate_series(0, %1$d - 1) i
                 """.formatted(n);
         String records = """
                 INSERT INTO quarantine (dlq_id, source, doc_id, source_version, parser_version, chunker_version,
                     embedder_version, connector_version, content_type, stage, error_class, error_type, error_message,
-                    error_fingerprint, attempts, first_seen_at, last_seen_at, disposition, reason_code, closed_at)
-                SELECT '01SEED' || lpad(i::text, 20, '0'), (?::text[])[1 + (i / 7) %% 3],
+                    error_fingerprint, attempts, first_seen_at, last_seen_at, disposition, reason_code, closed_at, owner)
+                SELECT '01SEED' || lpad(i::text, 20, '0'), (?::text[])[1 + s],
                        'doc/' || lpad(i::text, 8, '0') || '.pdf', 'etag-' || i,
-                       (?::text[])[1 + i %% 3], 'window-1', 'all-minilm-l6-v2', 'folder-1', 'application/pdf', 'parse',
+                       CASE WHEN c = 0 THEN ? ELSE (?::text[])[1 + i %% 3] END, 'window-1', 'all-minilm-l6-v2',
+                       'folder-1', 'application/pdf', 'parse',
                        (?::text[])[1 + c %% 6], 'org.example.SeedFailure' || c, 'seeded failure of cohort ' || c,
                        'seedfp' || lpad(c::text, 10, '0'), a,
                        now() - make_interval(days => i %% 400, hours => a, secs => i %% 86400),
                        now() - make_interval(days => i %% 400, secs => i %% 86400),
                        CASE WHEN (u / 30) %% 10 = 0 THEN 'repaired_parser_fixed' ELSE 'open' END, 'seeded',
-                       CASE WHEN (u / 30) %% 10 = 0 THEN now() END
-                FROM (SELECT i, u, %1$s AS c, CASE WHEN v < %2$d THEN %3$d ELSE %4$d END AS a FROM seed_docs
-                      WHERE i >= ? AND i < ?) d
-                """.formatted(cohort, extra, base + 1, base);
+                       CASE WHEN (u / 30) %% 10 = 0 THEN now() END, (?::text[])[1 + s]
+                FROM (SELECT i, u, %1$s AS c, %5$s AS s, CASE WHEN v < %2$d THEN %3$d ELSE %4$d END AS a
+                      FROM seed_docs WHERE i >= ? AND i < ?) d
+                """.formatted(cohort, extra, base + 1, base, source);
         String attempts = """
                 INSERT INTO quarantine_attempt (dlq_id, attempt_no, seen_at, error_class, error_type, error_fingerprint,
                     reason_code, stage, source_version, parser_version, delivery_count, delivery_key)
@@ -144,9 +250,12 @@ public final class SeedDemo {
                 FROM quarantine q, generate_series(1, q.attempts) k
                 WHERE q.dlq_id >= '01SEED' || lpad(?::text, 20, '0') AND q.dlq_id < '01SEED' || lpad(?::text, 20, '0')
                 """;
+        // a source's total: its indexed documents and its records whose document is not indexed
         String totals = """
                 INSERT INTO source_totals (source, documents, counted_at, counted_by, obtained_by)
-                SELECT source, count(*), now(), 'seed-demo', 'stated' FROM quarantine GROUP BY source
+                SELECT q.source, count(*) FILTER (WHERE q.disposition = 'open')
+                           + (SELECT count(*) FROM documents d WHERE d.source = q.source), now(), 'seed-demo', 'stated'
+                FROM quarantine q GROUP BY q.source
                 ON CONFLICT (source) DO UPDATE SET documents = EXCLUDED.documents, counted_at = now(),
                     obtained_by = EXCLUDED.obtained_by
                 """;
@@ -166,12 +275,14 @@ public final class SeedDemo {
                 for (int from = 0; from < n; from += DOCUMENTS_PER_STATEMENT) {
                     int to = Math.min(n, from + DOCUMENTS_PER_STATEMENT);
                     try (PreparedStatement p = c.prepareStatement(records)) {
-                        p.setArray(1, c.createArrayOf("text", SOURCES.toArray()));
-                        p.setArray(2, c.createArrayOf("text", new String[] {"pdfbox-3.0.4+iq-parse-1",
+                        p.setArray(1, c.createArrayOf("text", shape.sources().stream().map(DemoSource::name).toArray()));
+                        p.setString(2, RETIRED_PARSER);
+                        p.setArray(3, c.createArrayOf("text", new String[] {RETIRED_PARSER,
                                 "pdfbox-3.0.5+iq-parse-1", ParserVersion.CURRENT}));
-                        p.setArray(3, c.createArrayOf("text", CLASSES.toArray()));
-                        p.setInt(4, from);
-                        p.setInt(5, to);
+                        p.setArray(4, c.createArrayOf("text", CLASSES.toArray()));
+                        p.setArray(5, c.createArrayOf("text", shape.sources().stream().map(DemoSource::owner).toArray()));
+                        p.setInt(6, from);
+                        p.setInt(7, to);
                         p.executeUpdate();
                     }
                     try (PreparedStatement p = c.prepareStatement(attempts)) {
@@ -180,7 +291,11 @@ public final class SeedDemo {
                         p.executeUpdate();
                     }
                 }
+                for (DemoSource d : shape.sources()) {
+                    index(c, d);
+                }
                 s.executeUpdate(totals);
+                sample.write(c, "seedfp" + "0".repeat(10), RETIRED_PARSER);
                 s.execute("ANALYZE quarantine");
                 s.execute("ANALYZE quarantine_attempt");
                 c.commit();
@@ -190,7 +305,7 @@ public final class SeedDemo {
             }
             try (Statement s = c.createStatement()) {
                 c.setAutoCommit(true);
-                s.execute("VACUUM ANALYZE quarantine, quarantine_summary"); // index-only scans need the visibility map
+                s.execute("VACUUM ANALYZE quarantine, quarantine_summary, documents"); // index-only scans need the visibility map
             }
         } catch (SQLException e) {
             throw new DatabaseAccessException("the demo data set was not written (" + SqlFailure.describe(e)

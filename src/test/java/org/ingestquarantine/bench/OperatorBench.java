@@ -66,7 +66,8 @@ public final class OperatorBench {
                  Database db = Database.open(pg.jdbcUrl(), pg.user(), pg.password())) {
                 SeedDemo.Shape shape = SeedDemo.Shape.fromSettings(settings, scale);
                 long t0 = System.nanoTime();
-                new SeedDemo(db.dataSource()).generate(shape);
+                new SeedDemo(db.dataSource(), org.ingestquarantine.operator.SeedDemoSample.fromSettings(settings,
+                        new LocalPayloadStore(dir.resolve("objects")), dir.resolve("seed-demo"))).generate(shape);
                 System.out.printf(Locale.ROOT, "scale %d: seeded %d attempts over %d documents in %.1f s%n", scale,
                         shape.attempts(), shape.documents(), (System.nanoTime() - t0) / 1e9);
                 LocalPayloadStore payloads = new LocalPayloadStore(dir.resolve("objects"));

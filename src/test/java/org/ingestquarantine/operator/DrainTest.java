@@ -55,8 +55,10 @@ import org.ingestquarantine.quarantine.LocalPayloadStore;
 import org.ingestquarantine.quarantine.QuarantineRecord;
 import org.ingestquarantine.quarantine.QuarantineRecorder;
 import org.ingestquarantine.quarantine.QuarantineStore;
+import org.ingestquarantine.testsupport.ArrivalWindows;
 import org.ingestquarantine.testsupport.PostgresTestBase;
 import org.ingestquarantine.testsupport.TextPdf;
+import org.ingestquarantine.testsupport.TwoDimensionEmbedder;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -447,7 +449,7 @@ class DrainTest extends PostgresTestBase {
 
         assertThat(report.sourceRequests()).isEqualTo(9 + 4 * 2);
         assertThat(requestNanos).hasSize(17);
-        assertThat(maxInAnySecond(requestNanos)).isLessThanOrEqualTo(4);
+        assertThat(ArrivalWindows.maxInAnySecond(requestNanos)).isLessThanOrEqualTo(4);
     }
 
     @Test
@@ -460,7 +462,7 @@ class DrainTest extends PostgresTestBase {
 
         assertThat(report.outcomes()).containsExactly(Map.entry("deleted_at_source", 10L));
         assertThat(requestNanos).as("one HEAD each, the fast path").hasSize(10);
-        assertThat(maxInAnySecond(requestNanos)).isLessThanOrEqualTo(4);
+        assertThat(ArrivalWindows.maxInAnySecond(requestNanos)).isLessThanOrEqualTo(4);
     }
 
     @Test
@@ -474,7 +476,7 @@ class DrainTest extends PostgresTestBase {
 
         assertThat(report.sourceRequests()).as("HEAD and GET each").isEqualTo(10);
         assertThat(requestNanos).hasSize(10);
-        assertThat(maxInAnySecond(requestNanos)).isLessThanOrEqualTo(4);
+        assertThat(ArrivalWindows.maxInAnySecond(requestNanos)).isLessThanOrEqualTo(4);
     }
 
     @Test
@@ -482,8 +484,8 @@ class DrainTest extends PostgresTestBase {
         for (int i = 0; i < 8; i++) {
             fail("web", "gone-" + i + ".pdf", "g" + i);
         }
-        SourceRequestThrottle shared = SourceRequestThrottle.sharedInPostgres(dataSource(), 5, HEADROOM_PERCENT);
-        SourceConnector live = SourceRequestThrottle.sharedInPostgres(dataSource(), 5, HEADROOM_PERCENT)
+        SourceRequestThrottle shared = SourceRequestThrottle.sharedInPostgres(dataSource(), 5, HEADROOM_PERCENT, 2);
+        SourceConnector live = SourceRequestThrottle.sharedInPostgres(dataSource(), 5, HEADROOM_PERCENT, 2)
                 .around(new HttpConnector("http", HTTP));
         Thread liveIngest = new Thread(() -> {
             for (int i = 0; i < 8; i++) {
@@ -501,7 +503,7 @@ class DrainTest extends PostgresTestBase {
 
         assertThat(report.outcomes()).containsExactly(Map.entry("deleted_at_source", 8L));
         assertThat(requestNanos).hasSize(16);
-        assertThat(maxInAnySecond(requestNanos)).isLessThanOrEqualTo(5);
+        assertThat(ArrivalWindows.maxInAnySecond(requestNanos)).isLessThanOrEqualTo(5);
     }
 
     /**
@@ -649,20 +651,6 @@ class DrainTest extends PostgresTestBase {
         }
     }
 
-    private static int maxInAnySecond(List<Long> nanos) {
-        List<Long> sorted = new ArrayList<>(nanos);
-        Collections.sort(sorted);
-        int max = 0;
-        for (int i = 0; i < sorted.size(); i++) {
-            int n = 0;
-            for (int j = i; j < sorted.size() && sorted.get(j) - sorted.get(i) < 1_000_000_000L; j++) {
-                n++;
-            }
-            max = Math.max(max, n);
-        }
-        return max;
-    }
-
     private Drain drain(SourceRequestThrottle shared) {
         return drainWith(access(), shared);
     }
@@ -720,34 +708,6 @@ class DrainTest extends PostgresTestBase {
              ResultSet rs = s.executeQuery(sql)) {
             rs.next();
             return rs.getString(1);
-        }
-    }
-
-    /** Deterministic two-number vectors: the index's width here, no model to load. */
-    private static final class TwoDimensionEmbedder implements Embedder {
-        @Override
-        public String version() {
-            return "two-dims-test";
-        }
-
-        @Override
-        public int dimensions() {
-            return 2;
-        }
-
-        @Override
-        public int maxTokens() {
-            return 256;
-        }
-
-        @Override
-        public int countTokens(String text) {
-            return text.split("\\s+").length;
-        }
-
-        @Override
-        public List<float[]> embed(List<String> texts) {
-            return texts.stream().map(t -> new float[] {t.length(), 1}).toList();
         }
     }
 }
