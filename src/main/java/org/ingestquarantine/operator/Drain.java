@@ -173,13 +173,13 @@ public final class Drain {
         /** @throws BadOperatorInputException if a value cannot be right */
         public void check() {
             if (fingerprint == null || fingerprint.isBlank()) {
-                throw new BadOperatorInputException("--fingerprint is required");
+                throw new BadOperatorInputException(OperatorField.FINGERPRINT, " is required");
             }
             if (limit < 1) {
-                throw new BadOperatorInputException("--limit must be at least 1, was " + limit);
+                throw new BadOperatorInputException(OperatorField.LIMIT, " must be at least 1, was " + limit);
             }
             if (!(ratePerSecond > 0) || Double.isInfinite(ratePerSecond)) {
-                throw new BadOperatorInputException("--rate must be a positive number of source requests per second,"
+                throw new BadOperatorInputException(OperatorField.RATE, " must be a positive number of source requests per second,"
                         + " was " + ratePerSecond);
             }
             if (errorClass != null) {

@@ -602,6 +602,9 @@ class DrainTest extends PostgresTestBase {
         assertThat(query("SELECT count(*) FROM documents")).isEqualTo("0");
         assertThat(query("SELECT string_agg(outcome, ',' ORDER BY outcome) FROM drain_run_items"))
                 .isEqualTo("not_attempted:unknown_source,not_attempted:uri_not_allowed");
+        assertThat(report.nothingAttempted()).isTrue();
+        assertThat(new OperatorRegisters(dataSource()).drainRuns(null)).as("listed as no drain, not as finished")
+                .extracting(DrainRunRow::status).containsExactly(Drain.NOTHING_ATTEMPTED);
     }
 
     /**
