@@ -4,7 +4,11 @@
 --  * idempotent per delivery: when (delivery_key, delivery_count) is already in the history (an ack was lost),
 --    nothing is written; two concurrent writes of one delivery cannot both land, the second fails on the
 --    unique index quarantine_attempt_delivery and rolls back whole, so its message is not acknowledged;
---  * one row per (source, doc_id): a repeat failure adds 1 to attempts, sets the latest error fields, moves
+--  * one row per (source, doc_id): a repeat failure adds 1 to quarantine_writes (the attempt history's count: the
+--    attempt's attempt_no) and to attempts the deliveries of this failure not counted yet (attempts counts broker
+--    deliveries: this delivery's count less the highest count already recorded for its delivery key, at least 1;
+--    a record created counts this delivery's count), sets the latest error fields, keeps the FIRST arrival's
+--    cursor_at_arrival and ingest_seq (where the document stood when it first failed), clears verdict_by, moves
 --    last_seen_at forward only (two deliveries racing may commit in the other order than their clocks read; the
 --    summary's last_seen_max can only grow with a record that stays in its group), keeps the last known source
 --    URI (source_uri: only a URI the source's trust check admitted is ever given), payload and versions when this
@@ -32,7 +36,8 @@ WITH seen AS (
     INSERT INTO quarantine (dlq_id, source, doc_id, source_uri, source_version, source_updated_at,
         cursor_at_arrival, ingest_seq, connector_version, parser_version, chunker_version, embedder_version,
         content_type, stage, payload_uri, payload_sha256, payload_bytes, error_class, error_type, error_message,
-        error_fingerprint, stack_trace_uri, attempts, first_seen_at, last_seen_at, disposition, reason_code, owner)
+        error_fingerprint, stack_trace_uri, attempts, quarantine_writes, first_seen_at, last_seen_at, disposition,
+        reason_code, owner)
     SELECT CAST(:#dlq_id AS char(26)), CAST(:#source AS text), CAST(:#doc_id AS text),
         CAST(:#source_uri AS text), CAST(:#source_version AS text), CAST(:#source_updated_at AS timestamptz),
         CAST(:#cursor_at_arrival AS text), CAST(:#ingest_seq AS bigint), CAST(:#connector_version AS text),
@@ -40,16 +45,16 @@ WITH seen AS (
         CAST(:#chunker_version AS text), CAST(:#embedder_version AS text), CAST(:#content_type AS text),
         CAST(:#stage AS text), CAST(:#payload_uri AS text), CAST(:#payload_sha256 AS char(64)),
         CAST(:#payload_bytes AS bigint), CAST(:#error_class AS text), CAST(:#error_type AS text),
-        CAST(:#error_message AS text), CAST(:#error_fingerprint AS text), CAST(:#stack_trace_uri AS text), 1,
-        CAST(:#seen_at AS timestamptz), CAST(:#seen_at AS timestamptz), 'open', CAST(:#reason_code AS text),
+        CAST(:#error_message AS text), CAST(:#error_fingerprint AS text), CAST(:#stack_trace_uri AS text),
+        GREATEST(COALESCE(CAST(:#delivery_count AS integer), 1), 1), 1, CAST(:#seen_at AS timestamptz), CAST(:#seen_at AS timestamptz), 'open', CAST(:#reason_code AS text),
         CAST(:#owner AS text)
     WHERE NOT EXISTS (SELECT 1 FROM seen)
     ON CONFLICT (source, doc_id) DO UPDATE SET
         source_uri        = COALESCE(EXCLUDED.source_uri, quarantine.source_uri),
         source_version    = COALESCE(EXCLUDED.source_version, quarantine.source_version),
         source_updated_at = COALESCE(EXCLUDED.source_updated_at, quarantine.source_updated_at),
-        cursor_at_arrival = COALESCE(EXCLUDED.cursor_at_arrival, quarantine.cursor_at_arrival),
-        ingest_seq        = COALESCE(EXCLUDED.ingest_seq, quarantine.ingest_seq),
+        cursor_at_arrival = COALESCE(quarantine.cursor_at_arrival, EXCLUDED.cursor_at_arrival),
+        ingest_seq        = COALESCE(quarantine.ingest_seq, EXCLUDED.ingest_seq),
         connector_version = COALESCE(EXCLUDED.connector_version, quarantine.connector_version),
         parser_version    = COALESCE(EXCLUDED.parser_version, quarantine.parser_version),
         chunker_version   = COALESCE(EXCLUDED.chunker_version, quarantine.chunker_version),
@@ -66,7 +71,12 @@ WITH seen AS (
         error_message     = EXCLUDED.error_message,
         error_fingerprint = EXCLUDED.error_fingerprint,
         stack_trace_uri   = EXCLUDED.stack_trace_uri,
-        attempts          = quarantine.attempts + 1,
+        attempts          = quarantine.attempts + GREATEST(1, COALESCE(CAST(:#delivery_count AS integer), 1)
+                                - COALESCE((SELECT max(a.delivery_count) FROM quarantine_attempt a
+                                            WHERE a.delivery_key = CAST(:#delivery_key AS text)
+                                              AND a.dlq_id = quarantine.dlq_id), 0)),
+        quarantine_writes = COALESCE(quarantine.quarantine_writes, quarantine.attempts) + 1,
+        verdict_by        = NULL,
         last_seen_at      = GREATEST(quarantine.last_seen_at, EXCLUDED.last_seen_at),
         disposition       = CASE WHEN quarantine.disposition IN
                                      ('repaired_parser_fixed', 'repaired_content_changed', 'deleted_at_source', 'erased')
@@ -77,7 +87,7 @@ WITH seen AS (
         reason_code       = CASE WHEN quarantine.disposition = 'unindexable'
                                  THEN quarantine.reason_code ELSE EXCLUDED.reason_code END,
         owner             = COALESCE(quarantine.owner, EXCLUDED.owner)
-    RETURNING dlq_id, attempts, error_class, error_fingerprint
+    RETURNING dlq_id, quarantine_writes, error_class, error_fingerprint
 ), closed AS (
     UPDATE attempt_journal SET outcome = 'quarantined', closed_at = CAST(:#seen_at AS timestamptz),
         stage = COALESCE(CAST(:#stage AS text), stage)
@@ -92,7 +102,7 @@ WITH seen AS (
 )
 INSERT INTO quarantine_attempt (dlq_id, attempt_no, seen_at, error_class, error_type, error_fingerprint,
     reason_code, stage, source_uri, source_version, payload_sha256, parser_version, delivery_count, delivery_key)
-SELECT dlq_id, attempts, CAST(:#seen_at AS timestamptz), CAST(:#error_class AS text), CAST(:#error_type AS text),
+SELECT dlq_id, quarantine_writes, CAST(:#seen_at AS timestamptz), CAST(:#error_class AS text), CAST(:#error_type AS text),
     CAST(:#error_fingerprint AS text), CAST(:#reason_code AS text), CAST(:#stage AS text),
     CAST(:#source_uri AS text), CAST(:#source_version AS text), CAST(:#payload_sha256 AS char(64)),
     CAST(:#parser_version AS text), CAST(:#delivery_count AS integer), CAST(:#delivery_key AS text)

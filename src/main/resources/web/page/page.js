@@ -171,7 +171,9 @@ function drainsSection(runs) {
     el('td', {}, r.parser_version || 'any'),
     el('td', { class: 'n' }, num(r.selected), el('span', { class: 'ago' }, 'of ' + num(r.cohort_documents))),
     el('td', { class: 'n' }, num(r.source_requests)),
-    el('td', { class: 'status ' + r.status }, r.status),
+    el('td', { class: 'status ' + r.status }, r.status === 'nothing_attempted'
+      ? el('span', { title: 'every selected record was not_attempted: nothing was asked of a source, so this is no drain' }, 'nothing attempted (no drain)')
+      : r.status),
     el('td', { class: 'outcomes' }, Object.entries(r.outcome_counts || {}).map(([k, v]) => el('span', { class: 'outcome' }, k + ' ' + num(v))))));
   return el('section', { id: 'drains-section' },
     el('h2', {}, 'Last drain runs'),
@@ -211,8 +213,8 @@ async function cohortView(view, params) {
     table('records', ['dlq_id', 'source', 'doc_id', 'error type', 'stage', { label: 'attempts', n: 1 }, 'first seen', 'last seen'],
       rows, 'No open record in this cohort (drained or disposed since).'),
     answer.cut > 0 ? el('p', { class: 'hint' }, answer.cut + ' more records not shown (oldest first).') : null,
-    el('p', { class: 'hint' }, 'Next: bin/ingest-quarantine reproduce <dlq_id>, then drain --fingerprint ',
-      el('span', { class: 'mono' }, answer.error_fingerprint), ' --limit N --rate R (canary first).')));
+    el('p', { class: 'hint' }, 'Next: bin/ingest-quarantine reproduce <dlq_id>, then (canary first) ',
+      el('span', { class: 'mono', id: 'drain-command' }, answer.drain_command), ': it selects exactly this cohort.')));
 }
 
 // --- a record's evidence ---------------------------------------------------------------------------------

@@ -80,9 +80,7 @@ final class DrainCommand extends OperatorCommand {
                 report = drain.run(request(), (done, selected) -> { });
             }
             print(out, report, text(report));
-            long notAttempted = report.outcomes().entrySet().stream()
-                    .filter(e -> e.getKey().startsWith(Drain.NOT_ATTEMPTED)).mapToLong(Map.Entry::getValue).sum();
-            if (report.selected() > 0 && notAttempted == report.selected()) {
+            if (report.nothingAttempted()) {
                 spec.commandLine().getErr().println(spec.name() + ": nothing drained: all " + report.selected()
                         + " selected records were not attempted (" + String.join(", ", report.notAttempted().keySet()
                         .stream().map(k -> k.substring(Drain.NOT_ATTEMPTED.length())).toList()) + "): "
@@ -112,6 +110,12 @@ final class DrainCommand extends OperatorCommand {
                 r.interrupted() ? " (interrupted: not_tried records are open as before)" : ""));
         for (Map.Entry<String, Long> e : r.outcomes().entrySet()) {
             b.append(String.format(Locale.ROOT, "  %-40s %d%n", e.getKey(), e.getValue()));
+            // which evidence decided the repaired ones: the payload's sha256, else the source version, else none
+            r.verdicts().forEach((verdict, n) -> {
+                if (verdict.startsWith(e.getKey() + " ")) {
+                    b.append(String.format(Locale.ROOT, "    %-38s %d%n", verdict.substring(e.getKey().length() + 1), n));
+                }
+            });
         }
         r.notAttempted().forEach((outcome, why) -> b.append(String.format(Locale.ROOT,
                 "%d records not attempted (%s), left exactly as they were: %s%n", r.outcomes().getOrDefault(outcome, 0L),

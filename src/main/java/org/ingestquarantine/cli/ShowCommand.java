@@ -34,11 +34,14 @@ final class ShowCommand extends OperatorCommand {
         field(b, "disposition", r.disposition() + (r.closedAt() == null ? "" : " since " + time(r.closedAt())));
         field(b, "reason_code", r.reasonCode());
         field(b, "owner", r.owner());
+        if (r.verdictBy() != null) {
+            field(b, "verdict_by", r.verdictBy());
+        }
         field(b, "error", r.errorClass() + (r.errorType() == null ? "" : " " + r.errorType()));
         field(b, "error_message", r.errorMessage());
         field(b, "fingerprint", r.errorFingerprint());
         field(b, "stage", r.stage());
-        field(b, "attempts", r.attempts() + ", first seen " + time(r.firstSeenAt()) + ", last seen " + time(r.lastSeenAt()));
+        field(b, "attempts", r.attempts() + " deliveries, " + r.quarantineWrites() + " recorded, first seen " + time(r.firstSeenAt()) + ", last seen " + time(r.lastSeenAt()));
         field(b, "source_version", java.util.Objects.toString(r.sourceVersion(), "erased".equals(r.disposition()) ? "- (erased)" : "- (the source gave none)") + (r.sourceUpdatedAt() == null ? "" : " (updated " + time(r.sourceUpdatedAt()) + ")"));
         field(b, "cursor / seq", java.util.Objects.toString(r.cursorAtArrival(), "-") + " / "
                 + java.util.Objects.toString(r.ingestSeq(), "-"));

@@ -133,12 +133,29 @@ public final class FailureDisposition {
         if (!quarantine) {
             exchange.setProperty(PipelineKeys.BACKOFF, delay);
         }
-        LOG.info("{} failed at {}: {}/{} ({}); delivery {} of {}; {}", who(exchange),
+        LOG.info("{} failed at {}: {}/{} ({}); {}; {}", who(exchange),
                 exchange.getProperty(PipelineKeys.STAGE, String.class), c.errorClass().code(), c.reasonCode(),
-                c.cause().getClass().getSimpleName(), exchange.getProperty(PipelineKeys.DELIVERY_COUNT),
-                policy(exchange).maxDeliveries(),
+                c.cause().getClass().getSimpleName(),
+                deliveryOf(exchange.getProperty(PipelineKeys.DELIVERY_COUNT, Integer.class),
+                        policy(exchange).maxDeliveries(), c.errorClass()),
                 quarantine ? "quarantining" : "back on the queue in " + delay.toMillis() + " ms"
                         + (down == null ? "" : ", never quarantined for " + down.setting() + " being unreachable"));
+    }
+
+    /**
+     * @param count the delivery's count, or null when unknown
+     * @param max the deliveries the class allows
+     * @param errorClass the failure's class
+     * @return the log's words for where the delivery stands against its class's budget: {@code delivery 2 of 3};
+     *     {@code delivery 5, past ambiguous_parse's 2} when earlier deliveries failed under another class (their
+     *     count carries over); {@code delivery count unknown, ambiguous_parse allows 2}
+     */
+    static String deliveryOf(Integer count, int max, ErrorClass errorClass) {
+        if (count == null) {
+            return "delivery count unknown, " + errorClass.code() + " allows " + max;
+        }
+        return count <= max ? "delivery " + count + " of " + max
+                : "delivery " + count + ", past " + errorClass.code() + "'s " + max;
     }
 
     /**

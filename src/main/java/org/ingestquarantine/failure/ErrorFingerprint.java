@@ -12,8 +12,15 @@ import java.util.Map;
  *
  * <p>The fingerprint is the first {@value #LENGTH} hex characters of the SHA-256 of the ROOT cause's type
  * name (for a {@link RemoteCause}, the original type {@link RemoteCause#remoteType()}) and its top
- * {@value #FRAMES} stack frames written as {@code class.method}. Line numbers and messages are left out,
- * so the fingerprint survives unrelated edits and never depends on document content.
+ * {@value #FRAMES} stack frames written as {@code class.method}, and, when the root cause is {@link Reasoned}, its
+ * reason code: one check that refuses a document for two reasons (the HEAD's {@code empty} and {@code too_large})
+ * is two cohorts, not one. Line numbers and messages are left out, so the fingerprint survives unrelated edits and
+ * never depends on document content (a reason code is a stable code, never text).
+ *
+ * <p>The reason became part of the key in schema V22's release: a record keeps the fingerprint it was written with,
+ * so an open record of such a failure stays in its old cohort until it fails again (then it moves to the new one);
+ * failures of a root cause that is not {@link Reasoned} (a worker's {@link RemoteCause}, a library's exception)
+ * keep their fingerprints.
  *
  * <p>Frames of the JVM's call plumbing do not count ({@link #isPlumbing(String)}): reflection accessors change
  * name within one JVM ({@code NativeMethodAccessorImpl} becomes {@code GeneratedMethodAccessor8} after the
@@ -46,6 +53,9 @@ public final class ErrorFingerprint {
                 key.append('\n').append(frame.getClassName()).append('.').append(frame.getMethodName());
                 counted++;
             }
+        }
+        if (root instanceof Reasoned reasoned && reasoned.reasonCode() != null) {
+            key.append("\nreason:").append(reasoned.reasonCode());
         }
         return HexFormat.of().formatHex(sha256(key.toString())).substring(0, LENGTH);
     }

@@ -247,9 +247,9 @@ public final class DocumentIndex {
 
     private void closeRecord(Connection c, IndexedDocument d) throws SQLException {
         RepairClose.close(c, d, Instant.now().truncatedTo(ChronoUnit.MICROS)).ifPresent(closed ->
-                LOG.info("quarantine record {} closed as {}{}: a later delivery of its document was indexed",
+                LOG.info("quarantine record {} closed as {}{} by={}: a later delivery of its document was indexed",
                         closed.dlqId(), closed.disposition(),
-                        closed.reasonCode() == null ? "" : " (" + closed.reasonCode() + ")"));
+                        closed.reasonCode() == null ? "" : " (" + closed.reasonCode() + ")", closed.by().code()));
     }
 
     /**

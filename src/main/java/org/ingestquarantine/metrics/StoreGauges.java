@@ -34,9 +34,12 @@ import org.slf4j.LoggerFactory;
  *       absent where the total is unknown (a {@code source_totals} table without a row for the source) or 0;</li>
  *   <li>{@value #NEW_FINGERPRINTS}: error fingerprints first seen within {@link Windows#newFingerprint()};</li>
  *   <li>{@value #OVERDUE} {owner}: open records first seen more than {@link Windows#overdueAfter()} ago,
- *       owner {@value #NO_OWNER} where none is set;</li>
- *   <li>{@value #DRAIN} : time since the last drain run started; present only once a {@code drain_runs}
- *       table exists and holds a run.</li>
+ *       owner {@value #NO_OWNER} where none is set; 0 for an owner of open records none of which is overdue, and
+ *       {@value #NO_OWNER} is always present (0 when nothing is), so the series exists on a healthy day too;</li>
+ *   <li>{@value #DRAIN} : time since the last drain run started that attempted something (a run whose every
+ *       record was {@code not_attempted}, status {@code nothing_attempted}, is no drain), or, before any such run,
+ *       since the oldest open record was first seen: present from the first open record on, so a store that never
+ *       drained shows its whole backlog's age; absent while nothing was ever drained and nothing is open.</li>
  * </ul>
  * A {@code source} tag is a configured source's, one an operator named in the store (a {@code source_totals} row:
  * listed, stated or counted by an ingest; a root an {@code ingest} recorded in {@code source_roots}), or
@@ -59,7 +62,7 @@ public final class StoreGauges implements AutoCloseable {
     public static final String NEW_FINGERPRINTS = "quarantine.fingerprints.new";
     /** Overdue open records per owner. */
     public static final String OVERDUE = "quarantine.overdue.documents";
-    /** Seconds since the last drain run started. */
+    /** Seconds since the last drain run that attempted something started, or before any, since the oldest open record. */
     public static final String DRAIN = "drain.last.run.age.seconds";
     /** Seconds since the gauges above were last read from the store. */
     public static final String AGE = "quarantine.gauges.age.seconds";
@@ -114,7 +117,8 @@ public final class StoreGauges implements AutoCloseable {
                 .register(registry);
         this.overdue = MultiGauge.builder(OVERDUE).description("open records past the overdue age, per owner")
                 .register(registry);
-        this.drain = MultiGauge.builder(DRAIN).description("seconds since the last drain run started")
+        this.drain = MultiGauge.builder(DRAIN).description("seconds since the last drain run that attempted"
+                        + " something started, or before any, since the oldest open record was first seen")
                 .register(registry);
         Gauge.builder(NEW_FINGERPRINTS, this, g -> g.newFingerprints)
                 .description("error fingerprints first seen within the new-fingerprint window").register(registry);
@@ -189,18 +193,26 @@ public final class StoreGauges implements AutoCloseable {
                     HAVING min(seen_at) > now() - ?::bigint * interval '1 millisecond') f
                 """, rs -> rs.getLong(1), windowMs).orElse(0L);
         List<MultiGauge.Row<?>> overdueRows = new ArrayList<>();
+        java.util.Set<String> owners = new java.util.HashSet<>();
         jdbc.query("""
-                SELECT COALESCE(owner, ?), count(*) FROM quarantine
-                WHERE disposition = 'open' AND first_seen_at < now() - ?::bigint * interval '1 millisecond'
+                SELECT COALESCE(owner, ?),
+                    count(*) FILTER (WHERE first_seen_at < now() - ?::bigint * interval '1 millisecond')
+                FROM quarantine WHERE disposition = 'open'
                 GROUP BY 1
-                """, rs -> overdueRows.add(MultiGauge.Row.of(Tags.of("owner", rs.getString(1)), rs.getLong(2))),
-                NO_OWNER, windows.overdueAfter().toMillis());
-        List<MultiGauge.Row<?>> drainRows = new ArrayList<>();
-        if (tables[1]) {
-            jdbc.queryFirst("SELECT extract(epoch FROM now() - max(started_at)) FROM drain_runs",
-                    rs -> rs.getObject(1) == null ? null : rs.getDouble(1))
-                    .ifPresent(age -> drainRows.add(MultiGauge.Row.of(Tags.empty(), age)));
+                """, rs -> {
+                    owners.add(rs.getString(1));
+                    return overdueRows.add(MultiGauge.Row.of(Tags.of("owner", rs.getString(1)), rs.getLong(2)));
+                }, NO_OWNER, windows.overdueAfter().toMillis());
+        if (!owners.contains(NO_OWNER)) {
+            // a series even on a day nothing is overdue: 0 is a reading, absence is none
+            overdueRows.add(MultiGauge.Row.of(Tags.of("owner", NO_OWNER), 0));
         }
+        List<MultiGauge.Row<?>> drainRows = new ArrayList<>();
+        jdbc.queryFirst("SELECT extract(epoch FROM now() - COALESCE(" + (tables[1]
+                        ? "(SELECT max(started_at) FROM drain_runs WHERE status <> 'nothing_attempted'), " : "")
+                        + "(SELECT min(first_seen_at) FROM quarantine WHERE disposition = 'open')))",
+                rs -> rs.getObject(1) == null ? null : rs.getDouble(1))
+                .ifPresent(age -> drainRows.add(MultiGauge.Row.of(Tags.empty(), age)));
 
         List<MultiGauge.Row<?>> openRows = new ArrayList<>();
         List<MultiGauge.Row<?>> oldestRows = new ArrayList<>();

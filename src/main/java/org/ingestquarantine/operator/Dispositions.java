@@ -64,9 +64,9 @@ public final class Dispositions {
      *     (and parser version); nothing was changed
      */
     public int disposeUnindexable(String fingerprint, String parserVersion, String reasonCode, String owner) {
-        requireText(fingerprint, "--fingerprint");
-        OperatorLabels.require(reasonCode, "--reason");
-        OperatorLabels.require(owner, "--owner");
+        requireText(fingerprint, OperatorField.FINGERPRINT);
+        OperatorLabels.require(reasonCode, OperatorField.REASON);
+        OperatorLabels.require(owner, OperatorField.OWNER);
         String sql = "UPDATE quarantine SET disposition = 'unindexable', closed_at = ?, reason_code = ?, owner = ?"
                 + " WHERE disposition = 'open' AND error_fingerprint = ?"
                 + (parserVersion == null ? "" : " AND parser_version = ?");
@@ -102,7 +102,7 @@ public final class Dispositions {
      * @throws IOException if an object cannot be deleted; rows whose objects were not deleted are unchanged
      */
     public int expirePayloads(Duration olderThan) throws IOException {
-        requirePositive(olderThan, "--older-than");
+        requirePositive(olderThan, OperatorField.OLDER_THAN);
         Instant cutOff = now().minus(olderThan);
         List<String[]> expiring = new ArrayList<>();
         select("SELECT dlq_id, payload_uri FROM quarantine WHERE payload_uri IS NOT NULL AND last_seen_at < ?",
@@ -148,8 +148,8 @@ public final class Dispositions {
      *     record is then unchanged, retry the erasure
      */
     public QuarantineRecord erase(String source, String docId) {
-        requireText(source, "--source");
-        requireText(docId, "--doc-id");
+        requireText(source, OperatorField.SOURCE);
+        requireText(docId, OperatorField.DOC_ID);
         QuarantineRecord created = null;
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(false);
@@ -188,7 +188,7 @@ public final class Dispositions {
      * @throws BadOperatorInputException if {@code olderThan} is not positive
      */
     public int pruneJournal(Duration olderThan) {
-        requirePositive(olderThan, "--older-than");
+        requirePositive(olderThan, OperatorField.OLDER_THAN);
         try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(
                 "DELETE FROM attempt_journal WHERE closed_at IS NOT NULL AND closed_at < ?")) {
             SqlTime.set(s, 1, now().minus(olderThan));
@@ -227,15 +227,15 @@ public final class Dispositions {
         }
     }
 
-    private static void requireText(String value, String option) {
+    private static void requireText(String value, OperatorField field) {
         if (value == null || value.isBlank()) {
-            throw new BadOperatorInputException(option + " is required and must not be blank");
+            throw new BadOperatorInputException(field, " is required and must not be blank");
         }
     }
 
-    private static void requirePositive(Duration age, String option) {
+    private static void requirePositive(Duration age, OperatorField field) {
         if (age == null || age.isZero() || age.isNegative()) {
-            throw new BadOperatorInputException(option + " must be more than 0, was " + age);
+            throw new BadOperatorInputException(field, " must be more than 0, was " + age);
         }
     }
 

@@ -21,6 +21,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import javax.sql.DataSource;
 import org.ingestquarantine.db.DatabaseAccessException;
@@ -108,6 +109,12 @@ public final class Drain {
     /** Prefix of the outcome of a record this process could not ask its source about; the record is unchanged. */
     public static final String NOT_ATTEMPTED = "not_attempted:";
 
+    /**
+     * Status of a run that attempted none of its selection (every record {@value #NOT_ATTEMPTED}{@code <reason>}):
+     * nothing was asked of a source, so it does not count as a drain (the no-drain age ignores it).
+     */
+    public static final String NOTHING_ATTEMPTED = "nothing_attempted";
+
     /** Reason of {@value #NOT_ATTEMPTED} when no URI is known for the record's source. */
     static final String NO_SOURCE_URI = "no_source_uri";
 
@@ -167,13 +174,13 @@ public final class Drain {
         /** @throws BadOperatorInputException if a value cannot be right */
         public void check() {
             if (fingerprint == null || fingerprint.isBlank()) {
-                throw new BadOperatorInputException("--fingerprint is required");
+                throw new BadOperatorInputException(OperatorField.FINGERPRINT, " is required");
             }
             if (limit < 1) {
-                throw new BadOperatorInputException("--limit must be at least 1, was " + limit);
+                throw new BadOperatorInputException(OperatorField.LIMIT, " must be at least 1, was " + limit);
             }
             if (!(ratePerSecond > 0) || Double.isInfinite(ratePerSecond)) {
-                throw new BadOperatorInputException("--rate must be a positive number of source requests per second,"
+                throw new BadOperatorInputException(OperatorField.RATE, " must be a positive number of source requests per second,"
                         + " was " + ratePerSecond);
             }
             if (errorClass != null) {
@@ -204,16 +211,18 @@ public final class Drain {
         AtomicLong requests = new AtomicLong();
         Map<String, Long> outcomes = new TreeMap<>();
         Map<String, String> notAttempted = new TreeMap<>();
+        Map<String, Long> verdicts = new TreeMap<>();
         boolean interrupted = false;
         int done = 0;
         for (String dlqId : selection.dlqIds()) {
             String outcome;
+            AtomicReference<RepairClose.Evidence> by = new AtomicReference<>();
             if (interrupted || Thread.currentThread().isInterrupted()) {
                 interrupted = true;
                 outcome = "not_tried";
             } else {
                 try {
-                    outcome = drainOne(runId, dlqId, own, requests, notAttempted);
+                    outcome = drainOne(runId, dlqId, own, requests, notAttempted, by);
                 } catch (InterruptedException e) {
                     interrupted = true;
                     outcome = "not_tried";
@@ -222,7 +231,10 @@ public final class Drain {
                 progress.update(done, selection.dlqIds().size());
             }
             outcomes.merge(outcome, 1L, Long::sum);
-            markItem(runId, dlqId, outcome);
+            if (by.get() != null) {
+                verdicts.merge(outcome + " by=" + by.get().code(), 1L, Long::sum);
+            }
+            markItem(runId, dlqId, outcome, by.get());
         }
         Duration elapsed = Duration.ofNanos(System.nanoTime() - started);
         DrainReport.Forecast forecast = selection.dlqIds().size() < selection.cohortDocuments()
@@ -230,11 +242,13 @@ public final class Drain {
                         SourceRequestThrottle.spacing(request.ratePerSecond(), headroomPercent)) : null;
         finish(runId, interrupted, outcomes, requests.get());
         return new DrainReport(runId, selection.cohortDocuments(), selection.dlqIds().size(), outcomes, requests.get(),
-                elapsed, interrupted, forecast, notAttempted);
+                elapsed, interrupted, forecast, notAttempted, verdicts);
     }
 
+    /** @param by told the evidence that decided a repaired record's verdict */
     private String drainOne(String runId, String dlqId, SourceRequestThrottle own, AtomicLong requests,
-                            Map<String, String> notAttempted) throws InterruptedException {
+                            Map<String, String> notAttempted, AtomicReference<RepairClose.Evidence> by)
+            throws InterruptedException {
         QuarantineRecord record = store.findById(dlqId).orElseThrow();
         if (record.disposition() != Disposition.OPEN) {
             return "already_closed";
@@ -318,7 +332,7 @@ public final class Drain {
             IndexedDocument document = new IndexedDocument(record.source(), record.docId(), fetched.sourceVersion(),
                     fetched.sourceUpdatedAt(), fetched.sha256(), versions.parser(), versions.chunker(),
                     versions.embedder(), parsed.pageCount(), rows);
-            return indexAndClose(document, record);
+            return indexAndClose(document, record, by);
         } catch (InterruptedException e) {
             throw e;
         } catch (Exception e) {
@@ -348,14 +362,16 @@ public final class Drain {
      *     or {@code already_closed} when it was no longer open (closed by someone else since it was read; the
      *     document is indexed all the same)
      */
-    private String indexAndClose(IndexedDocument document, QuarantineRecord record) {
+    private String indexAndClose(IndexedDocument document, QuarantineRecord record,
+                                 AtomicReference<RepairClose.Evidence> by) {
         index.validate(document);
         try {
-            return new Jdbc(dataSource).inTransaction(c -> {
+            Optional<RepairClose.Closed> closed = new Jdbc(dataSource).inTransaction(c -> {
                 index.write(c, document);
-                return RepairClose.close(c, document, now()).map(RepairClose.Closed::disposition)
-                        .orElse("already_closed");
+                return RepairClose.close(c, document, now());
             });
+            closed.ifPresent(x -> by.set(x.by()));
+            return closed.map(RepairClose.Closed::disposition).orElse("already_closed");
         } catch (SQLException e) {
             throw new IndexWriteException("document " + LogSafe.identity(record.source()) + "/"
                     + LogSafe.identity(record.docId()) + " was neither indexed nor closed (" + SqlFailure.describe(e)
@@ -524,12 +540,13 @@ public final class Drain {
         return i;
     }
 
-    private void markItem(String runId, String dlqId, String outcome) {
+    private void markItem(String runId, String dlqId, String outcome, RepairClose.Evidence by) {
         try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(
-                "UPDATE drain_run_items SET outcome = ? WHERE run_id = ? AND dlq_id = ?")) {
+                "UPDATE drain_run_items SET outcome = ?, verdict_by = ? WHERE run_id = ? AND dlq_id = ?")) {
             s.setString(1, outcome);
-            s.setString(2, runId);
-            s.setString(3, dlqId);
+            s.setString(2, by == null ? null : by.code());
+            s.setString(3, runId);
+            s.setString(4, dlqId);
             s.executeUpdate();
         } catch (SQLException e) {
             throw failure("the outcome of " + dlqId + " in drain run " + runId + " was not written", e);
@@ -545,7 +562,8 @@ public final class Drain {
                 "UPDATE drain_runs SET finished_at = ?, status = ?, outcome_counts = ?::jsonb, source_requests = ?"
                         + " WHERE run_id = ?")) {
             SqlTime.set(s, 1, now());
-            s.setString(2, interrupted ? "interrupted" : "finished");
+            s.setString(2, interrupted ? "interrupted" : DrainReport.attemptedNone(outcomes) ? NOTHING_ATTEMPTED
+                    : "finished");
             s.setString(3, json.toString());
             s.setLong(4, requests);
             s.setString(5, runId);

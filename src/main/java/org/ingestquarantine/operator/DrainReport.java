@@ -24,10 +24,26 @@ import java.util.Map;
  *     than the cohort); null otherwise
  * @param notAttempted for each {@code not_attempted:<reason>} outcome, the first record's explanation (one line,
  *     log-safe); empty when every record was attempted
+ * @param verdicts for the repaired records, {@code <disposition> by=<evidence>} → documents: which evidence
+ *     decided each verdict ({@code sha256}, {@code version} or {@code none}, see {@code ingest.RepairClose}),
+ *     sorted; empty when nothing was repaired
  */
 public record DrainReport(String runId, int cohortDocuments, int selected, Map<String, Long> outcomes,
                           long sourceRequests, Duration elapsed, boolean interrupted, Forecast forecast,
-                          Map<String, String> notAttempted) {
+                          Map<String, String> notAttempted, Map<String, Long> verdicts) {
+
+    /**
+     * @return whether no record of the selection was attempted (every one {@code not_attempted:<reason>}):
+     *     nothing was asked of a source, so the run is no drain ({@code drain_runs.status} {@code nothing_attempted})
+     */
+    public boolean nothingAttempted() {
+        return selected > 0 && attemptedNone(outcomes);
+    }
+
+    /** @return whether every outcome counted is a {@code not_attempted:<reason>} one (and there is one) */
+    static boolean attemptedNone(Map<String, Long> outcomes) {
+        return !outcomes.isEmpty() && outcomes.keySet().stream().allMatch(k -> k.startsWith(Drain.NOT_ATTEMPTED));
+    }
 
     /**
      * The canary's extrapolation to the whole cohort.

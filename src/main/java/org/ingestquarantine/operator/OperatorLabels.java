@@ -22,20 +22,20 @@ public final class OperatorLabels {
 
     /**
      * @param value the label given
-     * @param option its option's name, e.g. {@code --owner}
+     * @param field the value, named in the words of whoever gave it (an option, or the API's field)
      * @throws BadOperatorInputException if it is blank, longer than {@value #MAX_CHARS} characters, or holds a
      *     control character (a tab, a newline, a NUL...)
      */
-    static void require(String value, String option) {
+    static void require(String value, OperatorField field) {
         if (value == null || value.isBlank()) {
-            throw new BadOperatorInputException(option + " is required and must not be blank");
+            throw new BadOperatorInputException(field, " is required and must not be blank");
         }
         if (value.trim().length() > MAX_CHARS) {
-            throw new BadOperatorInputException(option + " is " + value.trim().length() + " characters long; give at"
+            throw new BadOperatorInputException(field, " is " + value.trim().length() + " characters long; give at"
                     + " most " + MAX_CHARS);
         }
         if (CONTROL.matcher(value).find()) {
-            throw new BadOperatorInputException(option + " holds a control character (a tab, newline or NUL, e.g.);"
+            throw new BadOperatorInputException(field, " holds a control character (a tab, newline or NUL, e.g.);"
                     + " give printable text");
         }
     }

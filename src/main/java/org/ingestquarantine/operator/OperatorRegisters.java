@@ -77,7 +77,7 @@ public final class OperatorRegisters {
                             rs.getString("error_type"), rs.getString("stage"), rs.getInt("attempts"),
                             SqlTime.get(rs, "first_seen_at"), SqlTime.get(rs, "last_seen_at"));
                 }, args.toArray());
-        return new CohortRecords(fingerprint, parserVersion, classCode, total[0], total[0] - rows.size(), List.copyOf(rows));
+        return CohortRecords.of(fingerprint, parserVersion, classCode, total[0], total[0] - rows.size(), List.copyOf(rows));
     }
 
     /**

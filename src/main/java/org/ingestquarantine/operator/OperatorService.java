@@ -167,7 +167,7 @@ public final class OperatorService {
             }
         }
         if (limit != null && limit < 1) {
-            throw new BadOperatorInputException("--limit must be at least 1, was " + limit);
+            throw new BadOperatorInputException(OperatorField.LIMIT, " must be at least 1, was " + limit);
         }
         requireKnownSource(source);
         List<CohortRow> all = queries.cohorts(source, classCode, ParserVersion.CURRENT);
@@ -244,7 +244,7 @@ public final class OperatorService {
      */
     public OverdueReport overdue(Duration olderThan) {
         if (olderThan.isNegative()) {
-            throw new BadOperatorInputException("--older-than must be 0 or more, was " + olderThan);
+            throw new BadOperatorInputException(OperatorField.OLDER_THAN, " must be 0 or more, was " + olderThan);
         }
         Instant cutOff = clock.instant().minus(olderThan);
         Map<String, List<OverdueCohort>> byOwner = new LinkedHashMap<>();

@@ -7,7 +7,9 @@ import org.ingestquarantine.quarantine.QuarantineRecord;
  * Every field of one evidence record (DESIGN §3) as a value, for the CLI and the HTTP API. Codes are the
  * database's lower-case forms. {@code errorMessage} may quote document text: show it, never log it.
  * {@code sourceUri} is the URI the document was fetched from, admitted by its source's trust check when it was
- * recorded (null: refused, none known, or erased).
+ * recorded (null: refused, none known, or erased). {@code attempts} counts deliveries, {@code quarantineWrites} the
+ * attempt history's rows; {@code verdictBy} is the evidence that decided a repaired record's verdict
+ * ({@code sha256}, {@code version} or {@code none}), null otherwise.
  */
 public record RecordView(String dlqId, String source, String docId, String sourceUri, String sourceVersion, Instant sourceUpdatedAt,
                          String cursorAtArrival, Long ingestSeq, String connectorVersion, String parserVersion,
@@ -15,7 +17,8 @@ public record RecordView(String dlqId, String source, String docId, String sourc
                          String payloadUri, String payloadSha256, Long payloadBytes, String errorClass,
                          String errorType, String errorMessage, String errorFingerprint, String stackTraceUri,
                          int attempts, Instant firstSeenAt, Instant lastSeenAt, String disposition,
-                         String reasonCode, String owner, Instant closedAt) {
+                         String reasonCode, String owner, Instant closedAt, int quarantineWrites,
+                         String verdictBy) {
 
     /**
      * @param r a stored record
@@ -27,6 +30,6 @@ public record RecordView(String dlqId, String source, String docId, String sourc
                 r.embedderVersion(), r.contentType(), r.stage(), r.payloadUri(), r.payloadSha256(), r.payloadBytes(),
                 r.errorClass().code(), r.errorType(), r.errorMessage(), r.errorFingerprint(), r.stackTraceUri(),
                 r.attempts(), r.firstSeenAt(), r.lastSeenAt(), r.disposition().code(), r.reasonCode(), r.owner(),
-                r.closedAt());
+                r.closedAt(), r.quarantineWrites(), r.verdictBy());
     }
 }

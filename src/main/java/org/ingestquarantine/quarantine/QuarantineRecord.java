@@ -36,12 +36,14 @@ public final class QuarantineRecord {
     private final String errorFingerprint;
     private final String stackTraceUri;
     private final int attempts;
+    private final int quarantineWrites;
     private final Instant firstSeenAt;
     private final Instant lastSeenAt;
     private final Disposition disposition;
     private final String reasonCode;
     private final String owner;
     private final Instant closedAt;
+    private final String verdictBy;
 
     /** Reads the current row of a {@code SELECT * FROM quarantine}. */
     QuarantineRecord(ResultSet row) throws SQLException {
@@ -68,12 +70,15 @@ public final class QuarantineRecord {
         errorFingerprint = row.getString("error_fingerprint");
         stackTraceUri = row.getString("stack_trace_uri");
         attempts = row.getInt("attempts");
+        Integer writes = row.getObject("quarantine_writes", Integer.class);
+        quarantineWrites = writes == null ? attempts : writes;
         firstSeenAt = SqlTime.get(row, "first_seen_at");
         lastSeenAt = SqlTime.get(row, "last_seen_at");
         disposition = Disposition.fromCode(row.getString("disposition"));
         reasonCode = row.getString("reason_code");
         owner = row.getString("owner");
         closedAt = SqlTime.get(row, "closed_at");
+        verdictBy = row.getString("verdict_by");
     }
 
     /** @return the record's ULID (26 characters), assigned at the first failure */
@@ -110,8 +115,14 @@ public final class QuarantineRecord {
     public String errorFingerprint() { return errorFingerprint; }
     /** @return payload store URI of the latest stack trace, or null */
     public String stackTraceUri() { return stackTraceUri; }
-    /** @return failures recorded, at least 1 */
+    /**
+     * @return broker deliveries of the document that ended in this record's failures (each delivery once, as its
+     *     delivery count knows them: a message redelivered three times before it was quarantined is 3), at least 1;
+     *     0 only for an erased record that recorded no failure
+     */
     public int attempts() { return attempts; }
+    /** @return failures recorded (the attempt history's rows); at most {@link #attempts()} */
+    public int quarantineWrites() { return quarantineWrites; }
     public Instant firstSeenAt() { return firstSeenAt; }
     public Instant lastSeenAt() { return lastSeenAt; }
     public Disposition disposition() { return disposition; }
@@ -121,6 +132,11 @@ public final class QuarantineRecord {
     public String owner() { return owner; }
     /** @return when the record was closed; null while {@link Disposition#OPEN} */
     public Instant closedAt() { return closedAt; }
+    /**
+     * @return what decided a repaired record's verdict ({@code ingest.RepairClose}): {@code sha256}, {@code version}
+     *     or {@code none}; null for a record not closed as repaired (or closed so before schema V22)
+     */
+    public String verdictBy() { return verdictBy; }
 
     @Override
     public String toString() {

@@ -155,7 +155,7 @@ public final class OperatorApi implements AutoCloseable {
             body = Map.of("error", e.getMessage());
         } catch (BadOperatorInputException e) {
             status = e.getMessage().startsWith("no quarantine record") ? 404 : 400;
-            body = Map.of("error", e.getMessage());
+            body = Map.of("error", e.forApi());
         } catch (DatabaseAccessException e) {
             status = 503;
             body = Map.of("error", e.getMessage());

@@ -50,6 +50,9 @@ class IngestThenDrainIT {
         assertThat(drained.get("outcomes").toString()).isEqualTo("{\"repaired_content_changed\":1}");
         JsonNode after = JSON.readTree(run(0, "show", "pdfs/broken.pdf", "--json", "--data-dir", data.toString()));
         assertThat(after.at("/record/disposition").asText()).isEqualTo("repaired_content_changed");
+        assertThat(drained.get("verdicts").toString()).as("the bytes' sha256 decided")
+                .isEqualTo("{\"repaired_content_changed by=sha256\":1}");
+        assertThat(after.at("/record/verdict_by").asText()).isEqualTo("sha256");
         assertThat(after.at("/record/error_fingerprint").asText()).isEqualTo(fingerprint);
         assertThat(after.at("/record/attempts").asInt()).isEqualTo(1);
 

@@ -60,13 +60,13 @@ class OperatorCommandAgeTest {
         drain.rate = 4;
         DrainReport canary = new DrainReport("01J000000000000000000000RUN", 10, 1, Map.of("repaired_parser_fixed", 1L),
                 1, Duration.ofMillis(250), false,
-                new DrainReport.Forecast(10, 10, Duration.ofMillis(2500), 1.0, 0.2, 1.0), Map.of());
+                new DrainReport.Forecast(10, 10, Duration.ofMillis(2500), 1.0, 0.2, 1.0), Map.of(), Map.of());
         assertThat(drain.text(canary)).contains("forecast for the whole cohort: 10 documents, 10 source requests,"
                 + " 2.5s at 4.0/s;");
 
         DrainReport longer = new DrainReport("01J000000000000000000000RUN", 200, 1, Map.of("repaired_parser_fixed", 1L),
                 1, Duration.ofMillis(250), false,
-                new DrainReport.Forecast(200, 239, Duration.ofMillis(59_500), 1.0, 0.2, 1.0), Map.of());
+                new DrainReport.Forecast(200, 239, Duration.ofMillis(59_500), 1.0, 0.2, 1.0), Map.of(), Map.of());
         assertThat(drain.text(longer)).contains("239 source requests, 1m 0s at 4.0/s;");
     }
 }

@@ -24,6 +24,17 @@ class FailureDispositionTest {
     private final FailureDisposition disposition = new FailureDisposition(ShippedProperties.policies(),
             new ClassifyFailure(ErrorTaxonomy.standard()));
 
+    /** The log never says {@code delivery 5 of 2}: a count past the class's budget is said to be past it. */
+    @Test
+    void shouldSayADeliveryPastItsClasssBudgetIsPastIt() {
+        assertThat(FailureDisposition.deliveryOf(2, 3, org.ingestquarantine.failure.ErrorClass.TRANSIENT))
+                .isEqualTo("delivery 2 of 3");
+        assertThat(FailureDisposition.deliveryOf(5, 2, org.ingestquarantine.failure.ErrorClass.AMBIGUOUS_PARSE))
+                .isEqualTo("delivery 5, past ambiguous_parse's 2").doesNotContain("5 of 2");
+        assertThat(FailureDisposition.deliveryOf(null, 2, org.ingestquarantine.failure.ErrorClass.AMBIGUOUS_PARSE))
+                .isEqualTo("delivery count unknown, ambiguous_parse allows 2");
+    }
+
     @Test
     void shouldReleaseATransientFailureWhoseDeliveryCountIsUnknown() {
         Exchange exchange = failedWith(new TransientException("db_unavailable", "the database is down", null));

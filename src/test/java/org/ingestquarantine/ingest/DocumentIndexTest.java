@@ -260,6 +260,33 @@ class DocumentIndexTest extends PostgresTestBase {
     }
 
     /**
+     * The live close judges by the strongest evidence held on both sides, as the drain does: the payload's sha256
+     * first (the same bytes under a fresh ETag are not a content change), the source version only where no digest
+     * is held, and none where neither is; the record keeps which decided ({@code verdict_by}).
+     */
+    @Test
+    void shouldJudgeTheLiveCloseByThePayloadsSha256BeforeTheVersion() throws Exception {
+        QuarantineStore store = store();
+        byte[] failedBytes = "the bytes that failed".getBytes(StandardCharsets.UTF_8);
+        Path payload = Files.write(temp.resolve("failed.pdf"), failedBytes);
+        store.record(failure("resaved", "\"e1\"", payload, "p0"));       // same bytes, a fresh weak ETag
+        store.record(failure("moved", "v1", null, "p0"));                 // no digest held: the version decides
+        store.record(failure("unknown", null, null, "p0"));               // neither held
+
+        assertThat(index.index(docWithSha("resaved", "W/\"resaved-1\"", sha256(failedBytes))))
+                .isEqualTo(IndexOutcome.INDEXED);
+        assertThat(index.index(docWithSha("moved", "v2", sha256(new byte[] {3})))).isEqualTo(IndexOutcome.INDEXED);
+        assertThat(index.index(docWithSha("unknown", "v1", sha256(new byte[] {4})))).isEqualTo(IndexOutcome.INDEXED);
+
+        assertClosed(store, "resaved", Disposition.REPAIRED_PARSER_FIXED, "no_text_layer");
+        assertClosed(store, "moved", Disposition.REPAIRED_CONTENT_CHANGED, "no_text_layer");
+        assertClosed(store, "unknown", Disposition.REPAIRED_PARSER_FIXED, "no_text_layer");
+        assertThat(store.find("folder", "resaved").orElseThrow().verdictBy()).isEqualTo("sha256");
+        assertThat(store.find("folder", "moved").orElseThrow().verdictBy()).isEqualTo("version");
+        assertThat(store.find("folder", "unknown").orElseThrow().verdictBy()).isEqualTo("none");
+    }
+
+    /**
      * A record whose failure came before the fetch holds no source version and no payload: nothing it holds says
      * the bytes changed, so the close is {@code repaired_parser_fixed} (the drain closes such a record the same
      * way, DrainTest), with {@value RepairClose#NO_CHANGE_SEEN} when the parser is the record's too.

@@ -93,7 +93,7 @@ class ConsumerKilledIT {
                 assertThat(r.errorClass()).isEqualTo(ErrorClass.RESOURCE_FATAL);
                 assertThat(r.reasonCode()).isEqualTo("consumer_died");
                 assertThat(r.stage()).isIn("parse", "chunk", "embed");
-                assertThat(r.attempts()).isEqualTo(1);
+                assertThat(r.quarantineWrites()).isEqualTo(1);
                 // no third attempt was started: the guard refused before any work
                 assertThat(attempts(db, key)).isEqualTo(2);
                 // delivered at least three times, counted outside the pipeline: two deaths, one quarantine. A

@@ -75,7 +75,7 @@ class PayloadStoreOutageIT {
                 assertThat(pipeline.awaitOutcome(key, WAIT)).isEqualTo("quarantined");
                 QuarantineRecord record = pipeline.store().find("it", "html.pdf").orElseThrow();
                 assertThat(record.errorClass()).isEqualTo(ErrorClass.PERMANENT_INPUT);
-                assertThat(record.attempts()).isEqualTo(1);
+                assertThat(record.quarantineWrites()).isEqualTo(1);
                 assertThat(record.payloadUri()).startsWith("s3://" + bucket + "/");
                 assertThat(pipeline.store().attempts(record.dlqId())).hasSize(1);
                 try (S3Client raw = s3.client()) {

@@ -93,7 +93,7 @@ class ProducerSourcesIT {
             assertThat(pipeline.awaitOutcome(takeover, WAIT)).isEqualTo("quarantined");
 
             QuarantineRecord after = pipeline.store().find(RecordKey.INVALID_MESSAGES_SOURCE, unreadable).orElseThrow();
-            assertThat(after.attempts()).isEqualTo(1);
+            assertThat(after.quarantineWrites()).isEqualTo(1);
             assertThat(after.errorMessage()).isEqualTo(before.errorMessage());
             assertThat(after.lastSeenAt()).isEqualTo(before.lastSeenAt());
             assertThat(pipeline.store().attempts(after.dlqId())).hasSize(1);

@@ -76,7 +76,7 @@ class QuarantineWriteFailureIT {
             QuarantineRecord record = pipeline.store().find("it", "html.pdf").orElseThrow();
             assertThat(record.errorClass()).isEqualTo(ErrorClass.PERMANENT_INPUT);
             assertThat(record.reasonCode()).isEqualTo("not_pdf");
-            assertThat(record.attempts()).isEqualTo(1);
+            assertThat(record.quarantineWrites()).isEqualTo(1);
             List<QuarantineAttempt> history = pipeline.store().attempts(record.dlqId());
             assertThat(history).hasSize(1);
             assertThat(history.get(0).deliveryKey()).isEqualTo(key);
@@ -115,7 +115,7 @@ class QuarantineWriteFailureIT {
             assertThat(record.errorClass()).as("class of a not-PDF whose consumer never died")
                     .isEqualTo(ErrorClass.PERMANENT_INPUT);
             assertThat(record.reasonCode()).isEqualTo("not_pdf");
-            assertThat(record.attempts()).isEqualTo(1);
+            assertThat(record.quarantineWrites()).isEqualTo(1);
             assertThat(SqlCount.of(pipeline.dataSource(), "SELECT count(*) FROM attempt_journal WHERE closed_at IS NULL"))
                     .as("attempts left open, i.e. counted as deaths").isZero();
         }

@@ -29,7 +29,8 @@ import org.snakeyaml.engine.v2.api.Load;
 import org.snakeyaml.engine.v2.api.LoadSettings;
 
 /**
- * Ensures every metric the alert rules and the Grafana dashboard use is one the running application exports, and
+ * Ensures every metric the alert rules and the Grafana dashboard use is one the running application exports, in
+ * seed 003's state (an overdue record, never drained) and on a healthy day (a drain yesterday, nothing overdue), and
  * that the running application serves the operator page and API beside the consumer, as {@code run} does.
  */
 class ExportedNamesIT {
@@ -60,20 +61,35 @@ class ExportedNamesIT {
             assertThat(pipeline.awaitOutcome(indexed, WAIT)).isEqualTo("indexed");
             assertThat(pipeline.awaitOutcome(quarantined, WAIT)).isEqualTo("quarantined");
             Jdbc jdbc = new Jdbc(pipeline.dataSource());
-            // overdue: the record first seen 100 days ago; a drain run (drain_runs comes with the operator's schema)
-            jdbc.update("UPDATE quarantine SET first_seen_at = now() - interval '100 days'");
-            jdbc.update("INSERT INTO drain_runs (run_id, started_by, started_at, error_fingerprint, limit_documents,"
-                    + " rate_per_s, cohort_documents, selected) VALUES ('01HZZZZZZZZZZZZZZZZZZZZZZZ', 'test',"
-                    + " now() - interval '1 day', 'fp', 1, 1, 1, 1)");
             URI url = URI.create(pipeline.app().bean(AppConfiguration.SCRAPE_URL, String.class));
-
             Set<String> used = new TreeSet<>(usedByRules());
             used.addAll(usedByDashboard());
-            await().atMost(WAIT).untilAsserted(() -> assertThat(Scrape.of(url, Duration.ofSeconds(5)).names())
-                    .as("exported metric names").containsAll(used));
             assertThat(used).as("names found in the rules and the dashboard").contains("ingest_quarantined_total",
                     "quarantine_oldest_open_age_seconds", "coverage_ratio", "ingest_downstream_contract_total",
                     "drain_last_run_age_seconds", "quarantine_overdue_documents", "camel_exchanges_total");
+
+            // seed 003's state: the record open for 100 days (overdue), no drain ever run (no drain_runs row): the
+            // no-drain age exists all the same, the oldest open record's
+            jdbc.update("UPDATE quarantine SET first_seen_at = now() - interval '100 days'");
+            await().atMost(WAIT).untilAsserted(() -> {
+                Scrape scrape = Scrape.of(url, Duration.ofSeconds(5));
+                assertThat(scrape.names()).as("exported metric names, seed 003's state").containsAll(used);
+                assertThat(scrape.sum("drain_last_run_age_seconds", Map.of())).as("never drained")
+                        .isGreaterThan(99 * 24 * 3600.0);
+                assertThat(scrape.sum("quarantine_overdue_documents", Map.of("owner", "unowned"))).isEqualTo(1);
+            });
+
+            // a healthy day: the record a day old, a drain that attempted something yesterday
+            jdbc.update("UPDATE quarantine SET first_seen_at = now() - interval '1 day'");
+            jdbc.update("INSERT INTO drain_runs (run_id, started_by, started_at, finished_at, status, error_fingerprint,"
+                    + " limit_documents, rate_per_s, cohort_documents, selected) VALUES ('01HZZZZZZZZZZZZZZZZZZZZZZZ',"
+                    + " 'test', now() - interval '1 day', now() - interval '1 day', 'finished', 'fp', 1, 1, 1, 1)");
+            await().atMost(WAIT).untilAsserted(() -> {
+                Scrape scrape = Scrape.of(url, Duration.ofSeconds(5));
+                assertThat(scrape.names()).as("exported metric names, a healthy day").containsAll(used);
+                assertThat(scrape.sum("drain_last_run_age_seconds", Map.of())).isLessThan(2 * 24 * 3600.0);
+                assertThat(scrape.sum("quarantine_overdue_documents", Map.of("owner", "unowned"))).isZero();
+            });
 
             URI page = URI.create(pipeline.app().bean(AppConfiguration.OPERATOR_PAGE_URL, String.class));
             assertThat(page.getHost()).isEqualTo("127.0.0.1");

@@ -305,6 +305,66 @@ class DrainTest extends PostgresTestBase {
         assertThat(query("SELECT count(*) FROM quarantine_attempt")).as("a close appends no attempt").isEqualTo("3");
     }
 
+    /**
+     * Seed 004's re-saved files: three byte-identical documents re-served by a real HTTP server under a fresh weak
+     * ETag ({@code W/"resaved-..."}), their records holding the same payload's sha256. The digest is the fact, the
+     * ETag the source's opinion: each closes {@code repaired_parser_fixed}, decided {@code by=sha256}, in the
+     * report, the record and the run's item.
+     */
+    @Test
+    void shouldJudgeByThePayloadsSha256BeforeTheEtag() throws Exception {
+        Path docs = Files.createDirectories(temp.resolve("site"));
+        try (org.ingestquarantine.testsupport.FolderHttpServer site =
+                     org.ingestquarantine.testsupport.FolderHttpServer.serve(docs)) {
+            bases.put("site", site.base());
+            for (int i = 1; i <= 3; i++) {
+                String name = "resaved-" + i + ".pdf";
+                byte[] bytes = TextPdf.of("contract " + i + ", unchanged since it failed");
+                Path file = Files.write(docs.resolve(name), bytes);
+                store.record(FailureEvidence.builder("site", name).errorClass(ErrorClass.AMBIGUOUS_PARSE)
+                        .reasonCode("parse_error").errorFingerprint("fp-resaved").parserVersion(OLD_PARSER)
+                        .sourceVersion(org.ingestquarantine.testsupport.FolderHttpServer.etagOf(bytes))
+                        .sourceUri(site.uri(name).toString()).payload(file).stage("parse").build());
+                site.etag(name, "W/\"resaved-" + i + "\"");
+            }
+            java.util.Properties p = new java.util.Properties();
+            p.setProperty("sources.site.http-allow", "http://" + site.base().getAuthority());
+            p.setProperty("sources.site.http-allow-private", "true");
+
+            DrainReport report = drainWith(SourceAccess.fromProperties(p))
+                    .run(new Drain.Request("fp-resaved", null, null, 10, 50, "test"), (done, of) -> { });
+
+            assertThat(report.outcomes()).containsExactlyEntriesOf(Map.of("repaired_parser_fixed", 3L));
+            assertThat(report.verdicts()).containsExactlyEntriesOf(Map.of("repaired_parser_fixed by=sha256", 3L));
+            assertThat(site.requests()).as("each asked of the server: HEAD and GET").isEqualTo(6);
+            for (int i = 1; i <= 3; i++) {
+                QuarantineRecord r = store.find("site", "resaved-" + i + ".pdf").orElseThrow();
+                assertThat(r.disposition()).as("same bytes under a fresh ETag").isEqualTo(Disposition.REPAIRED_PARSER_FIXED);
+                assertThat(r.verdictBy()).isEqualTo("sha256");
+            }
+            assertThat(query("SELECT string_agg(DISTINCT verdict_by, ',') FROM drain_run_items")).isEqualTo("sha256");
+            assertThat(query("SELECT string_agg(DISTINCT source_version, ',') FROM documents"))
+                    .as("the index holds what the source serves now").startsWith("W/\"resaved-");
+        }
+    }
+
+    /** Where no digest is held, the version decides, and where neither is, nothing says the bytes changed. */
+    @Test
+    void shouldReportTheVersionOrNoEvidenceWhereNoDigestIsHeld() throws Exception {
+        fail("web", "changed.pdf", "v1");
+        served.put("changed.pdf", new Served(200, "\"v2\"", TextPdf.of("revision two")));
+        store.record(beforeFetch("unknown.pdf", COHORT, OLD_PARSER));
+        served.put("unknown.pdf", new Served(200, "\"u1\"", TextPdf.of("fetched for the first time")));
+
+        DrainReport report = drain(SourceRequestThrottle.unlimited())
+                .run(new Drain.Request(COHORT, null, null, 10, 50, "test"), (done, of) -> { });
+
+        assertThat(report.verdicts()).containsExactlyInAnyOrderEntriesOf(Map.of(
+                "repaired_content_changed by=version", 1L, "repaired_parser_fixed by=none", 1L));
+        assertThat(store.find("web", "changed.pdf").orElseThrow().verdictBy()).isEqualTo("version");
+        assertThat(store.find("web", "unknown.pdf").orElseThrow().verdictBy()).isEqualTo("none");
+    }
+
     @Test
     void shouldFixTheSelectionAtTheStartAndForecastFromACanary() throws Exception {
         for (int i = 0; i < 6; i++) {
@@ -544,6 +604,9 @@ class DrainTest extends PostgresTestBase {
         assertThat(query("SELECT count(*) FROM documents")).isEqualTo("0");
         assertThat(query("SELECT string_agg(outcome, ',' ORDER BY outcome) FROM drain_run_items"))
                 .isEqualTo("not_attempted:unknown_source,not_attempted:uri_not_allowed");
+        assertThat(report.nothingAttempted()).isTrue();
+        assertThat(new OperatorRegisters(dataSource()).drainRuns(null)).as("listed as no drain, not as finished")
+                .extracting(DrainRunRow::status).containsExactly(Drain.NOTHING_ATTEMPTED);
     }
 
     /**

@@ -76,10 +76,10 @@ class DlqSweeperIT {
                 QuarantineRecord orphan = store.find("dlq", "orphan.pdf").orElseThrow();
                 assertThat(orphan.errorClass()).isEqualTo(ErrorClass.TRANSIENT);
                 assertThat(orphan.reasonCode()).isEqualTo(DlqSweeper.REASON);
-                assertThat(orphan.attempts()).isEqualTo(1);
+                assertThat(orphan.quarantineWrites()).isEqualTo(1);
 
                 QuarantineRecord recorded = store.find("dlq", "recorded.pdf").orElseThrow();
-                assertThat(recorded.attempts()).as("no second record for a message already recorded").isEqualTo(1);
+                assertThat(recorded.quarantineWrites()).as("no second record for a message already recorded").isEqualTo(1);
                 assertThat(recorded.reasonCode()).isEqualTo("not_pdf");
 
                 Awaitility.await().atMost(WAIT).until(() -> drained(pipeline));

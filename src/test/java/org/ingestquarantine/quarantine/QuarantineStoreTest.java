@@ -282,8 +282,33 @@ class QuarantineStoreTest extends PostgresTestBase {
             postgres.start();
         }
         QuarantineRecord r = store.record(evidence);
-        assertThat(r.attempts()).isEqualTo(1);
+        assertThat(r.attempts()).as("its third delivery").isEqualTo(3);
+        assertThat(r.quarantineWrites()).isEqualTo(1);
         assertThat(store.attempts(r.dlqId())).hasSize(1);
+    }
+
+    /**
+     * {@code attempts} counts deliveries as the delivery count knows them (a message quarantined on its third
+     * delivery is 3; its redelivery after a lost ack adds only the deliveries not counted yet; a new message of the
+     * same document adds its own), {@code quarantine_writes} the failures recorded; the record keeps the FIRST
+     * arrival's cursor and ingest_seq.
+     */
+    @Test
+    void shouldCountDeliveriesAndKeepTheFirstArrival() {
+        QuarantineRecord first = store.record(evidence("d.pdf", ErrorClass.PERMANENT_INPUT, "m-1", 3)
+                .cursorAtArrival("cursor-1").ingestSeq(10L).build());
+        assertThat(first.attempts()).isEqualTo(3);
+        assertThat(first.quarantineWrites()).isEqualTo(1);
+        QuarantineRecord lostAck = store.record(evidence("d.pdf", ErrorClass.PERMANENT_INPUT, "m-1", 4)
+                .cursorAtArrival("cursor-1").ingestSeq(10L).build());
+        assertThat(lostAck.attempts()).as("one more delivery of the same message").isEqualTo(4);
+        QuarantineRecord resync = store.record(evidence("d.pdf", ErrorClass.PERMANENT_INPUT, "m-2", 2)
+                .cursorAtArrival("cursor-9").ingestSeq(90L).build());
+        assertThat(resync.attempts()).as("a new message's two deliveries").isEqualTo(6);
+        assertThat(resync.quarantineWrites()).isEqualTo(3);
+        assertThat(store.attempts(resync.dlqId())).extracting(QuarantineAttempt::attemptNo).containsExactly(1, 2, 3);
+        assertThat(resync.cursorAtArrival()).as("the first arrival's").isEqualTo("cursor-1");
+        assertThat(resync.ingestSeq()).isEqualTo(10L);
     }
 
     private static FailureEvidence.Builder evidence(String docId, ErrorClass errorClass, String deliveryKey, int count) {

@@ -16,13 +16,15 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A real HTTP server on loopback that serves the files of one folder under {@code /docs/} (HEAD and GET, an ETag of
- * the bytes' SHA-256, 404 for a missing file), counting the requests per path, as a document source for tests.
+ * the bytes' SHA-256 unless {@link #etag(String, String)} set another, 404 for a missing file), counting the
+ * requests per path, as a document source for tests.
  */
 public final class FolderHttpServer implements AutoCloseable {
 
     private final Path folder;
     private final HttpServer server;
     private final Map<String, AtomicInteger> requests = new ConcurrentHashMap<>();
+    private final Map<String, String> etags = new ConcurrentHashMap<>();
 
     private FolderHttpServer(Path folder) throws IOException {
         this.folder = folder.toAbsolutePath().normalize();
@@ -46,6 +48,14 @@ public final class FolderHttpServer implements AutoCloseable {
         return base().resolve(name);
     }
 
+    /**
+     * Serves the file {@code name} under {@code etag} (the header's whole value, e.g. {@code W/"resaved-1"}) from now
+     * on, whatever its bytes: a source that re-saved a document without changing it.
+     */
+    public void etag(String name, String etag) {
+        etags.put(name, etag);
+    }
+
     /** @return HEAD and GET requests so far for {@code name} */
     public int requests(String name) {
         AtomicInteger n = requests.get(name);
@@ -67,7 +77,7 @@ public final class FolderHttpServer implements AutoCloseable {
                 return;
             }
             byte[] body = Files.readAllBytes(file);
-            exchange.getResponseHeaders().set("ETag", "\"" + sha256(body) + "\"");
+            exchange.getResponseHeaders().set("ETag", etags.getOrDefault(name, etagOf(body)));
             exchange.getResponseHeaders().set("Content-Type", "application/pdf");
             if ("HEAD".equals(exchange.getRequestMethod())) {
                 exchange.getResponseHeaders().set("Content-Length", Long.toString(body.length));
@@ -79,6 +89,11 @@ public final class FolderHttpServer implements AutoCloseable {
                 out.write(body);
             }
         }
+    }
+
+    /** @return the ETag served for these bytes unless another was set: their SHA-256 in quotes */
+    public static String etagOf(byte[] bytes) {
+        return "\"" + sha256(bytes) + "\"";
     }
 
     private static String sha256(byte[] bytes) {

@@ -293,7 +293,7 @@ public final class TestPipeline implements AutoCloseable {
         if (reason != null) {
             assertThat(record.reasonCode()).isEqualTo(reason);
         }
-        assertThat(record.attempts()).isEqualTo(1);
+        assertThat(record.quarantineWrites()).isEqualTo(1);
         List<QuarantineAttempt> history = store().attempts(record.dlqId());
         assertThat(history).hasSize(1);
         assertThat(history.get(0).deliveryCount()).isEqualTo(expected);

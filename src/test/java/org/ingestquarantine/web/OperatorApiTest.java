@@ -134,6 +134,11 @@ class OperatorApiTest extends PostgresTestBase {
         assertThat(records.get("total").asInt()).isEqualTo(3);
         assertThat(records.get("cut").asInt()).isEqualTo(1);
         assertThat(records.at("/records/0/doc_id").asText()).isEqualTo("2026/lease-0.pdf");
+        assertThat(records.get("drain_command").asText()).as("the drain the page suggests selects what it shows")
+                .isEqualTo("bin/ingest-quarantine drain --fingerprint fp-1 --parser-version p-old --class ambiguous_parse"
+                        + " --limit N --rate R");
+        assertThat(JSON.readTree(get("/api/records?fingerprint=fp-1", TOKEN).body()).get("drain_command").asText())
+                .isEqualTo("bin/ingest-quarantine drain --fingerprint fp-1 --limit N --rate R");
         assertThat(JSON.readTree(get("/api/records?fingerprint=fp-1&parser_version=p-new", TOKEN).body())
                 .get("total").asInt()).isZero();
         assertThat(get("/api/records", TOKEN).statusCode()).isEqualTo(400);
@@ -268,6 +273,23 @@ class OperatorApiTest extends PostgresTestBase {
             assertThat(r.body()).doesNotContain("ooooo").doesNotContain("\u0007");
         }
         assertThat(JSON.readTree(get("/api/unindexable", TOKEN).body()).get("cohorts")).as("nothing disposed").isEmpty();
+    }
+
+    /** A refused value is named as the API names it (its JSON field or query parameter), never as a command option. */
+    @Test
+    void shouldWordRefusalsInTheApisTerms() throws Exception {
+        HttpResponse<String> noReason = post("/api/dispose", "{\"fingerprint\": \"fp-1\", \"owner\": \"team\"}", TOKEN);
+        assertThat(noReason.statusCode()).isEqualTo(400);
+        assertThat(JSON.readTree(noReason.body()).get("error").asText())
+                .isEqualTo("reason is required and must not be blank");
+        HttpResponse<String> longOwner = post("/api/dispose", "{\"fingerprint\": \"fp-1\", \"reason\": \"x\", \"owner\": \""
+                + "o".repeat(300) + "\"}", TOKEN);
+        assertThat(JSON.readTree(longOwner.body()).get("error").asText()).startsWith("owner is 300 characters long");
+        assertThat(JSON.readTree(get("/api/cohorts?limit=0", TOKEN).body()).get("error").asText())
+                .isEqualTo("limit must be at least 1, was 0");
+        for (HttpResponse<String> r : List.of(noReason, longOwner, get("/api/cohorts?limit=0", TOKEN))) {
+            assertThat(r.body()).as("no command-line wording").doesNotContain("--");
+        }
     }
 
     /** A malformed record reference is the caller's mistake: 400 with one JSON line saying what is wrong. */

@@ -127,6 +127,11 @@ class OperatorPageIT extends PostgresTestBase {
                     + " VALUES ('01JD0000000000000000000000', 'ops', now() - interval '2 days', now() - interval '2 days'"
                     + " + interval '40 seconds', 'fp-xref', '" + OLD_PARSER + "', 5, 2, 11, 5, 'finished',"
                     + " '{\"repaired_parser_fixed\": 3, \"deleted_at_source\": 2}', 8)");
+            // a run that attempted none of its selection: shown as no drain, not as finished
+            s.execute("INSERT INTO drain_runs (run_id, started_by, started_at, finished_at, error_fingerprint,"
+                    + " limit_documents, rate_per_s, cohort_documents, selected, status, outcome_counts, source_requests)"
+                    + " VALUES ('01JD0000000000000000000001', 'ops', now() - interval '1 day', now() - interval '1 day',"
+                    + " 'fp-timeout', 5, 2, 1, 1, 'nothing_attempted', '{\"not_attempted:unknown_source\": 1}', 0)");
         }
 
         OperatorService service = new OperatorService(dataSource(), store, payloads, Clock.systemUTC());
@@ -175,6 +180,8 @@ class OperatorPageIT extends PostgresTestBase {
         assertThat(cohortFingerprints()).containsExactly("fp-xref", "fp-encrypted", "fp-timeout");
         assertThat(browser.findElement(By.id("unindexable")).getText()).contains("Nothing has been declared unindexable");
         assertThat(browser.findElement(By.id("drains")).getText()).contains("repaired_parser_fixed 3");
+        assertThat(browser.findElement(By.cssSelector("#drains tr[data-run-id='01JD0000000000000000000001'] td.status"))
+                .getText()).isEqualTo("nothing attempted (no drain)");
 
         HttpResponse<String> disposed = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(base() + "/api/dispose"))
                 .header("Authorization", "Bearer " + TOKEN).POST(HttpRequest.BodyPublishers.ofString(
@@ -199,6 +206,9 @@ class OperatorPageIT extends PostgresTestBase {
         assertThat(records).hasSize(6);
         assertThat(records.get(0).getText()).contains("contracts", "2026/scan-0.pdf", "java.io.IOException");
         assertThat(browser.findElement(By.id("cohort-total")).getText()).isEqualTo("6");
+        assertThat(browser.findElement(By.id("drain-command")).getText()).as("the drain selects what the view shows")
+                .isEqualTo("bin/ingest-quarantine drain --fingerprint fp-xref --parser-version " + OLD_PARSER
+                        + " --class ambiguous_parse --limit N --rate R");
         screenshot("operator-page-cohort.png");
 
         records.get(0).findElement(By.cssSelector("a")).click();
