@@ -11,9 +11,14 @@ public enum AttemptOutcome {
     /** The attempt failed with a retryable error and handed the message back to the broker. */
     RELEASED,
     /** A quarantine record was committed and the message acknowledged. */
-    QUARANTINED;
+    QUARANTINED,
+    /**
+     * A fault of our own route (error class {@code pipeline_fault}) handed the message back: not a delivery the
+     * document failed, so its class's budget does not count it.
+     */
+    PIPELINE_FAULT;
 
-    /** @return {@code indexed}, {@code skipped}, {@code released} or {@code quarantined} */
+    /** @return {@code indexed}, {@code skipped}, {@code released}, {@code quarantined} or {@code pipeline_fault} */
     public String code() {
         return name().toLowerCase(Locale.ROOT);
     }

@@ -17,6 +17,9 @@ import org.ingestquarantine.failure.ErrorClass;
  *       unchanged, stale or quarantined) and, of those, quarantined. Both are registered together, so every
  *       failure rate {@code failed / processed} has its own population as denominator (zero failures is 0,
  *       not a missing series).</li>
+ *   <li>{@value #PIPELINE_FAULTS} {stage, reason}: deliveries released because a route of ours failed, not the
+ *       document ({@code pipeline_fault}); the stage is a step id of the route files, the reason a taxonomy code;</li>
+ *   <li>{@value #PIPELINE_FAULT_HELD}: 1 while such a fault holds the consumer, else 0 (registered at start).</li>
  * </ul>
  */
 public final class PipelineMetrics {
@@ -29,11 +32,16 @@ public final class PipelineMetrics {
     public static final String PROCESSED = "ingest.processed";
     /** Counter of settled deliveries whose outcome is a quarantine record. */
     public static final String FAILED = "ingest.failed";
+    /** Counter of deliveries released for a fault of our own route. */
+    public static final String PIPELINE_FAULTS = "ingest.pipeline_faults";
+    /** Gauge: 1 while a route fault holds the consumer. */
+    public static final String PIPELINE_FAULT_HELD = "ingest.pipeline_fault.held";
     /** Content type tag of a delivery whose document was never fetched (e.g. an invalid message). */
     public static final String UNKNOWN_CONTENT_TYPE = "unknown";
 
     private final MeterRegistry registry;
     private final SourceTags sources;
+    private final java.util.concurrent.atomic.AtomicInteger faultHeld = new java.util.concurrent.atomic.AtomicInteger();
 
     /**
      * @param registry where meters are registered (the application's one {@code metricsRegistry})
@@ -42,6 +50,24 @@ public final class PipelineMetrics {
     public PipelineMetrics(MeterRegistry registry, SourceTags sources) {
         this.registry = registry;
         this.sources = java.util.Objects.requireNonNull(sources, "sources");
+        io.micrometer.core.instrument.Gauge.builder(PIPELINE_FAULT_HELD, faultHeld, java.util.concurrent.atomic.AtomicInteger::get)
+                .description("1 while a fault of our own route holds the consumer").register(registry);
+    }
+
+    /**
+     * Counts one delivery released because a route of ours failed.
+     *
+     * @param stage the step it failed in ({@code iqStage}: {@code receive} or a step id of the route files)
+     * @param reason the classification's reason code, e.g. {@code expression_failed}
+     */
+    public void pipelineFault(String stage, String reason) {
+        Counter.builder(PIPELINE_FAULTS).description("deliveries released for a fault of our own route")
+                .tag("stage", stage == null ? "unknown" : stage).tag("reason", reason).register(registry).increment();
+    }
+
+    /** @param held whether a route fault holds the consumer now */
+    public void pipelineFaultHeld(boolean held) {
+        faultHeld.set(held ? 1 : 0);
     }
 
     /**
