@@ -244,6 +244,7 @@ public final class AppConfiguration implements CamelConfiguration {
                 settings.requiredMillis("db.probe-interval-ms"), settings.requiredMillis("pipeline-fault.hold-ms"),
                 metrics);
         EmbedderChoice.holdOnOutage(embedder, breaker); // and so does the embedding service (embed.openai.url) down
+        breaker.letGoWhen(inFlight::isStopping); // a route fault's hold does not hold up a stop
         context.getManagementStrategy().addEventNotifier(new StageNotifier(journal::stage));
         new ReleasingShutdownStrategy(inFlight, journal, broker, fetches::cancelAll, fetches::resume).install(context);
 

@@ -63,6 +63,8 @@ public final class ConsumerCircuitBreaker {
     private long faultHeldUntil;
     /** Whether the half-open probe delivery is under way (guarded by this). */
     private boolean probing;
+    /** True while this process is stopping: a route fault's hold then lets every delivery go, to be handed back. */
+    private volatile BooleanSupplier stopping = () -> false;
 
     /**
      * A fault of our own route, as the consumer's hold reports it.
@@ -104,6 +106,16 @@ public final class ConsumerCircuitBreaker {
      */
     public void holdFor(String setting, BooleanSupplier answers) {
         services.put(setting, answers);
+    }
+
+    /**
+     * Lets a route fault's hold go while {@code stopping} is true: a delivery waiting in {@link #admit} goes on at
+     * once (not as the probe), and the delivery guard hands it back unworked, so a stop is not held up by the hold.
+     *
+     * @param stopping true while this process is stopping (the delivery guard's {@link InFlightAttempts#isStopping})
+     */
+    public void letGoWhen(BooleanSupplier stopping) {
+        this.stopping = stopping;
     }
 
     /**
@@ -152,7 +164,8 @@ public final class ConsumerCircuitBreaker {
     /**
      * The consumer's entrance: {@link #awaitClosed}, then, while a fault of our own route holds the consumer,
      * waits out its hold; once it has passed, lets one delivery through as the probe and holds the others until
-     * that one ends: in anything but another route fault, the hold ends; in one, it starts again.
+     * that one ends: in anything but another route fault, the hold ends; in one, it starts again. While this
+     * process is stopping ({@link #letGoWhen}) it holds nothing: the delivery goes on, not as the probe.
      *
      * @param exchange the delivery about to start
      * @throws InterruptedException when the consumer is being stopped
@@ -160,7 +173,7 @@ public final class ConsumerCircuitBreaker {
     public void admit(Exchange exchange) throws InterruptedException {
         awaitClosed();
         synchronized (this) {
-            while (routeFault != null) {
+            while (routeFault != null && !stopping.getAsBoolean()) {
                 long left = faultHeldUntil - System.nanoTime();
                 if (!probing && left <= 0) {
                     probing = true;
@@ -172,7 +185,8 @@ public final class ConsumerCircuitBreaker {
                     });
                     return;
                 }
-                wait(Math.max(1, probing ? probeInterval.toMillis() : left / 1_000_000));
+                // never longer than a probe interval: a stop is seen within one
+                wait(Math.max(1, Math.min(probeInterval.toMillis(), probing ? Long.MAX_VALUE : left / 1_000_000)));
             }
         }
     }
