@@ -14,7 +14,6 @@ import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.camel.BeanInject;
-import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.test.main.junit5.CamelMainTest;
 import org.ingestquarantine.delivery.ConsumerCircuitBreaker;
@@ -25,7 +24,6 @@ import org.ingestquarantine.pipeline.PipelineKeys;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -33,31 +31,19 @@ import org.slf4j.LoggerFactory;
  * {@code ${body.pageCont}} (a bean and then the expression, in the same step), a good document's delivery is
  * released, not quarantined, its attempt closed as pipeline_fault, the consumer held with a WARN line and a
  * metric, and one probe after the hold; while the document's own failure in that step (a PDF syntax error its
- * bean throws) keeps its class and budget, and ends the hold.
+ * bean throws) keeps its class and budget, and ends the hold. The shared doubles of {@link RouteTestBase}, on
+ * that copy of the routes (this class's own {@code @CamelMainTest}, which takes the place of the base's).
  */
 @CamelMainTest(configurationClasses = RouteDoubles.class, mockEndpointsAndSkip = "sql:*",
         properties = {"camel.main.routes-include-pattern=file:target/route-fault-routes/*.camel.yaml",
                 RouteTestSupport.INGEST_FROM, RouteTestSupport.DLQ_FROM})
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class RouteFaultRouteTest {
+class RouteFaultRouteTest extends RouteTestBase {
 
     static {
         // written before Camel Main starts, which happens after the class is loaded
         copyRoutesWithTypo(Path.of("target/route-fault-routes"));
     }
 
-    @BeanInject
-    CamelContext context;
-    @BeanInject("stages")
-    RouteDoubles.Stages stages;
-    @BeanInject("outcomes")
-    RouteDoubles.Outcomes outcomes;
-    @BeanInject("quarantineRecorder")
-    RouteDoubles.Recorder recorder;
-    @BeanInject("broker")
-    RouteDoubles.Broker broker;
-    @BeanInject("consumerCircuitBreaker")
-    ConsumerCircuitBreaker breaker;
     @BeanInject("pipelineMetrics")
     PipelineMetrics metrics;
 
@@ -65,11 +51,7 @@ class RouteFaultRouteTest {
     private final Logger breakerLog = (Logger) LoggerFactory.getLogger(ConsumerCircuitBreaker.class);
 
     @BeforeEach
-    void reset() {
-        stages.reset();
-        outcomes.closed.clear();
-        recorder.recorded.clear();
-        broker.releases.clear();
+    void attach() {
         logs.list.clear();
         logs.start();
         breakerLog.addAppender(logs);
