@@ -247,8 +247,10 @@ public final class AppConfiguration implements CamelConfiguration {
         // the payload store down holds the consumer as the database down does (a quarantine writes to both)
         ConsumerCircuitBreaker breaker = new ConsumerCircuitBreaker(
                 () -> database.reachableAfterOutage() && payloads.reachable(), classification,
-                settings.requiredMillis("db.probe-interval-ms"));
+                settings.requiredMillis("db.probe-interval-ms"), settings.requiredMillis("pipeline-fault.hold-ms"),
+                metrics);
         EmbedderChoice.holdOnOutage(embedder, breaker); // and so does the embedding service (embed.openai.url) down
+        breaker.letGoWhen(inFlight::isStopping); // a route fault's hold does not hold up a stop
         context.getManagementStrategy().addEventNotifier(new StageNotifier(journal::stage));
         new ReleasingShutdownStrategy(inFlight, journal, broker, fetches::cancelAll, fetches::resume).install(context);
 
@@ -256,7 +258,8 @@ public final class AppConfiguration implements CamelConfiguration {
         registry.bind("consumerCircuitBreaker", breaker);
         registry.bind("redeliveryPolicies", policies);
         registry.bind("classifyFailure", classification);
-        registry.bind("failureDisposition", new FailureDisposition(policies, classification, inFlight, broker));
+        registry.bind("failureDisposition", new FailureDisposition(policies, classification, inFlight, broker,
+                settings.requiredMillis("pipeline-fault.hold-ms")));
         registry.bind("brokerAdapter", broker);
         registry.bind("quietRollback", new QuietRollbackHandler());
         registry.bind("rethrow", new Rethrow());

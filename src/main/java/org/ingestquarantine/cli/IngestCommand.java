@@ -14,6 +14,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.ingestquarantine.app.PipelineApp;
+import org.ingestquarantine.delivery.ConsumerCircuitBreaker;
+import org.ingestquarantine.delivery.ConsumerCircuitBreaker.RouteFault;
 import org.ingestquarantine.delivery.IngestPublisher;
 import org.ingestquarantine.delivery.SettledOutcomes;
 import org.ingestquarantine.ingest.FolderConnector;
@@ -36,7 +38,9 @@ import picocli.CommandLine.Spec;
  * consumes until every message has an outcome, and prints a summary. Exit code 0 when every message was
  * settled (indexed, unchanged, skipped by a route's policy or quarantined), 3 when some were not within
  * {@code --timeout-s} or were abandoned (a route ended the delivery without an outcome: a route bug), 2 for bad
- * arguments.
+ * arguments, {@value #PIPELINE_FAULT_EXIT} when a fault of our own route held the consumer
+ * ({@link ConsumerCircuitBreaker#routeFault}: a route file is wrong whatever the document): it stops consuming at
+ * once (waiting would only cost one delivery per hold), prints the summary with the fault and one line on stderr.
  *
  * <p>SIGTERM or Ctrl-C (SIGINT) stops the run early, in order: no new delivery starts, the documents in
  * flight finish within {@code camel.main.shutdown-timeout} or are released (their attempts closed, their
@@ -50,6 +54,9 @@ final class IngestCommand implements Callable<Integer> {
 
     /** How long the broker queue must stay empty, with messages still unsettled, before giving up on them. */
     static final Duration QUIET_LIMIT = Duration.ofSeconds(15);
+
+    /** Exit code of a run a fault of our own route stopped. */
+    static final int PIPELINE_FAULT_EXIT = 4;
 
     @Spec
     CommandSpec spec;
@@ -163,22 +170,27 @@ final class IngestCommand implements Callable<Integer> {
                 IngestMessage message = new IngestMessage(sourceName, docId, file.toUri(), null, null, null);
                 keys.put(publisher.publish(message), docId);
             }
-            List<String> unsettled = awaitOutcomes(keys, settled, publisher, stop);
-            if (stop.getCount() == 0) {
-                err.println("ingest: stopping (signal); documents in flight finish or are handed back");
+            ConsumerCircuitBreaker breaker = app.bean("consumerCircuitBreaker", ConsumerCircuitBreaker.class);
+            List<String> unsettled = awaitOutcomes(keys, settled, publisher, stop, breaker);
+            RouteFault fault = breaker.routeFault().orElse(null);
+            if (stop.getCount() == 0 || fault != null) {
+                err.println(fault != null ? "ingest: pipeline fault at " + fault.describe()
+                        + "; nothing quarantined for it, documents released; fix the route file and run again"
+                        : "ingest: stopping (signal); documents in flight finish or are handed back");
                 app.stopConsuming();
                 unsettled = unsettled.stream().filter(k -> settled.outcomeOf(k) == null).toList();
             }
             long elapsedMs = Duration.ofNanos(System.nanoTime() - started).toMillis();
             RunSummary summary = RunSummary.collect(app, sourceName, keys, settled::outcomeOf, unsettled, elapsedMs,
-                    startupMs);
+                    startupMs, fault);
             spec.commandLine().getOut().println(json ? summary.toJson() : summary.toText());
-            return unsettled.isEmpty() && summary.abandoned().isEmpty() ? 0 : 3;
+            return fault != null ? PIPELINE_FAULT_EXIT : unsettled.isEmpty() && summary.abandoned().isEmpty() ? 0 : 3;
         }
     }
 
+    /** @return the keys still unsettled when all settled, the time ran out, a signal came or a route fault holds */
     private List<String> awaitOutcomes(Map<String, String> keys, SettledOutcomes settled, IngestPublisher publisher,
-                                       CountDownLatch stop) throws InterruptedException {
+                                       CountDownLatch stop, ConsumerCircuitBreaker breaker) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(timeoutSeconds).toNanos();
         long quietSince = -1;
         while (true) {
@@ -188,7 +200,7 @@ final class IngestCommand implements Callable<Integer> {
                     open.add(key);
                 }
             }
-            if (open.isEmpty() || System.nanoTime() > deadline) {
+            if (open.isEmpty() || System.nanoTime() > deadline || breaker.routeFault().isPresent()) {
                 return open;
             }
             // messages the broker dead-lettered on its own never settle here: stop once the queue stays empty

@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.UnaryOperator;
 import org.ingestquarantine.app.PipelineApp;
+import org.ingestquarantine.delivery.ConsumerCircuitBreaker.RouteFault;
 import org.ingestquarantine.ingest.DocumentIndex;
 import org.ingestquarantine.pipeline.LogSafe;
 import org.ingestquarantine.pipeline.RecordKey;
@@ -21,23 +22,25 @@ import org.ingestquarantine.quarantine.QuarantineStore;
  * What one {@code ingest} run did. JSON keys: documents, indexed, unchanged, skipped (by a route's policy, reason →
  * count), abandoned (doc ids whose delivery ended without an outcome: a route bug), quarantined (error_class →
  * count), partially_indexed (doc_id → page numbers lost), reasons (error_class/reason_code → count), fingerprints, coverage (of the whole source, 0.0–1.0),
- * unsettled (doc ids), elapsed_ms (the whole command), startup_ms (of it, starting database, broker, model
- * and parser workers), documents_per_s (after start-up).
+ * unsettled (doc ids), pipeline_fault (the fault of our own route that stopped the run: stage, reason, type; null
+ * when none did), elapsed_ms (the whole command), startup_ms (of it, starting database, broker, model and parser
+ * workers), documents_per_s (after start-up).
  */
 record RunSummary(String source, int documents, int indexed, int unchanged, Map<String, Integer> skipped,
                   List<String> abandoned, Map<String, Integer> quarantined,
                   Map<String, Integer> reasons, int fingerprints, Double coverage, List<String> unsettled,
-                  long elapsedMs, long startupMs, Map<String, List<Integer>> partial) {
+                  long elapsedMs, long startupMs, Map<String, List<Integer>> partial, RouteFault pipelineFault) {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /**
      * @param outcomeOf a delivery key's outcome (indexed, unchanged, stale, skipped, quarantined, abandoned),
      *     {@code null} while it has none
+     * @param pipelineFault the fault of our own route that stopped the run, or null
      */
     static RunSummary collect(PipelineApp app, String source, Map<String, String> docIdsByKey,
-                              UnaryOperator<String> outcomeOf,
-                              List<String> unsettledKeys, long elapsedMs, long startupMs) {
+                              UnaryOperator<String> outcomeOf, List<String> unsettledKeys, long elapsedMs,
+                              long startupMs, RouteFault pipelineFault) {
         QuarantineStore store = app.bean("quarantineStore", QuarantineStore.class);
         QuarantineQueries queries = app.bean("quarantineQueries", QuarantineQueries.class);
         int indexed = 0;
@@ -92,7 +95,7 @@ record RunSummary(String source, int documents, int indexed, int unchanged, Map<
         return new RunSummary(source, docIdsByKey.size(), indexed, unchanged, skipped, abandoned, byClass, byReason, fingerprints.size(),
                 queries.coverage(java.util.List.of(source)).stream().filter(c -> c.source().equals(source))
                         .findFirst().map(c -> c.coverage()).orElse(null), unsettled, elapsedMs, startupMs,
-                app.bean("documentIndex", DocumentIndex.class).partiallyIndexed(source));
+                app.bean("documentIndex", DocumentIndex.class).partiallyIndexed(source), pipelineFault);
     }
 
     int skippedTotal() {
@@ -131,6 +134,12 @@ record RunSummary(String source, int documents, int indexed, int unchanged, Map<
             n.put("coverage", coverage);
         }
         unsettled.forEach(n.putArray("unsettled")::add);
+        if (pipelineFault == null) {
+            n.putNull("pipeline_fault");
+        } else {
+            n.putObject("pipeline_fault").put("stage", pipelineFault.stage()).put("reason", pipelineFault.reason())
+                    .put("type", pipelineFault.type());
+        }
         n.put("elapsed_ms", elapsedMs);
         n.put("startup_ms", startupMs);
         n.put("documents_per_s", Math.round(documentsPerSecond() * 100.0) / 100.0);
@@ -159,6 +168,10 @@ record RunSummary(String source, int documents, int indexed, int unchanged, Map<
         if (!unsettled.isEmpty()) {
             b.append(String.format("UNSETTLED     %d: %s (still on the broker or in its dead-letter queue)%n",
                     unsettled.size(), unsettled));
+        }
+        if (pipelineFault != null) {
+            b.append(String.format("PIPELINE FAULT %s: a fault of our own route; nothing quarantined for it%n",
+                    pipelineFault.describe()));
         }
         b.append(String.format("elapsed       %.1f s (start-up %.1f s), %.2f documents/s after start-up",
                 elapsedMs / 1000.0, startupMs / 1000.0, documentsPerSecond()));

@@ -13,6 +13,7 @@ import java.util.stream.Stream;
 import javax.sql.DataSource;
 import org.ingestquarantine.app.PipelineApp;
 import org.ingestquarantine.db.Jdbc;
+import org.ingestquarantine.delivery.ConsumerCircuitBreaker;
 import org.ingestquarantine.delivery.IngestPublisher;
 import org.ingestquarantine.delivery.SettledOutcomes;
 import org.ingestquarantine.failure.ErrorClass;
@@ -65,9 +66,11 @@ final class ScenarioCheck {
                 keys.put(publisher.publish(new IngestMessage(source, FolderDocIds.of(samples, file), file.toUri(),
                         null, null, null)), FolderDocIds.of(samples, file));
             }
-            List<String> unsettled = await(keys, settled, publisher, timeout);
+            ConsumerCircuitBreaker breaker = app.bean("consumerCircuitBreaker", ConsumerCircuitBreaker.class);
+            List<String> unsettled = await(keys, settled, publisher, breaker, timeout);
             long elapsedMs = Duration.ofNanos(System.nanoTime() - started).toMillis();
-            RunSummary summary = RunSummary.collect(app, source, keys, settled::outcomeOf, unsettled, elapsedMs, 0);
+            RunSummary summary = RunSummary.collect(app, source, keys, settled::outcomeOf, unsettled, elapsedMs, 0,
+                    breaker.routeFault().orElse(null));
             List<Verdict> verdicts = new ArrayList<>();
             verdicts.add(oneOutcomeEach(keys, settled, unsettled));
             DataSource db = app.bean("dataSource", DataSource.class);
@@ -90,13 +93,14 @@ final class ScenarioCheck {
         }
     }
 
+    /** @return the keys still unsettled when all settled, the time ran out or a fault of the routes holds the consumer */
     private static List<String> await(Map<String, String> keys, SettledOutcomes settled, IngestPublisher publisher,
-                                      Duration timeout) throws InterruptedException {
+                                      ConsumerCircuitBreaker breaker, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         long quietSince = -1;
         while (true) {
             List<String> open = keys.keySet().stream().filter(k -> settled.outcomeOf(k) == null).toList();
-            if (open.isEmpty() || System.nanoTime() > deadline) {
+            if (open.isEmpty() || System.nanoTime() > deadline || breaker.routeFault().isPresent()) {
                 return open;
             }
             if (publisher.pending() == 0) { // dead-lettered by the broker, or acknowledged without an outcome
@@ -147,7 +151,7 @@ final class ScenarioCheck {
                 continue;
             }
             int expected = policies.forClass(record.errorClass()).maxDeliveries();
-            long deliveries = count(jdbc, "SELECT count(*) FROM attempt_journal WHERE delivery_key = ?", e.getKey());
+            long deliveries = count(jdbc, "SELECT count(*) FROM attempt_journal WHERE delivery_key = ? AND outcome IS DISTINCT FROM 'pipeline_fault'", e.getKey());
             if (deliveries != expected) {
                 wrong.add(e.getValue() + " (" + record.errorClass().code() + "): " + deliveries + " deliveries, expected "
                         + expected);

@@ -136,9 +136,11 @@ public final class AttemptJournal {
      * @param settled whether an earlier attempt at this delivery closed with a committed outcome (indexed, skipped,
      *     quarantined or skipped by policy): the message is settled and only its acknowledgement was lost (a Kafka offset commit that
      *     failed while Kafka was down, an SQS delete that did not arrive); no attempt was opened
+     * @param pipelineFaults earlier attempts at this delivery closed as {@link AttemptOutcome#PIPELINE_FAULT}: a
+     *     fault of our own route released them, and no budget counts them
      */
     public record Admission(OpenAttempts open, Long attemptId, IndexedVersion indexed, int deliveryCount,
-                            boolean openRecord, boolean settled) {
+                            boolean openRecord, boolean settled, int pipelineFaults) {
     }
 
     /**
@@ -196,7 +198,9 @@ public final class AttemptJournal {
                        doc.source_version, doc.parser_version, doc.chunker_version, doc.embedder_version,
                        EXISTS (SELECT 1 FROM quarantine q WHERE q.source = ? AND q.doc_id = ?
                                AND q.disposition = 'open') AS open_record,
-                       (SELECT settled FROM settled) AS settled
+                       (SELECT settled FROM settled) AS settled,
+                       (SELECT count(*)::int FROM attempt_journal WHERE delivery_key = ?
+                        AND outcome = 'pipeline_fault') AS pipeline_faults
                 FROM (SELECT 1) one
                 LEFT JOIN LATERAL (
                     SELECT stage, started_at FROM open WHERE NOT live
@@ -216,9 +220,10 @@ public final class AttemptJournal {
                         rs.getString("embedder_version"));
                 return new Admission(new OpenAttempts(liveIds, deaths == 0 ? Deaths.NONE
                         : new Deaths(deaths, rs.getString("stage"), SqlTime.get(rs, "started_at"))), attemptId,
-                        indexed, rs.getInt("delivery_count"), rs.getBoolean("open_record"), rs.getBoolean("settled"));
+                        indexed, rs.getInt("delivery_count"), rs.getBoolean("open_record"), rs.getBoolean("settled"),
+                        rs.getInt("pipeline_faults"));
             }, deliveryCount, deliveryKey, deliveryKey, deliveryKey, deliveryKey, source, docId, now(), lease.owner(),
-                    lease.duration().toMillis(), deathBudget, source, docId, source, docId).orElseThrow();
+                    lease.duration().toMillis(), deathBudget, source, docId, deliveryKey, source, docId).orElseThrow();
             if (admission.attemptId() != null && !lease.duration().isZero()) {
                 live.add(admission.attemptId());
             }

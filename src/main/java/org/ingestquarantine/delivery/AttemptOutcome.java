@@ -15,11 +15,16 @@ public enum AttemptOutcome {
     /** A route's own rule chose not to index the document ({@code outcomes.skipped}); acknowledged. */
     SKIPPED_BY_POLICY,
     /** The delivery ended without an outcome (a route's {@code stop}); closed before the acknowledgement. */
-    ABANDONED;
+    ABANDONED,
+    /**
+     * A fault of our own route (error class {@code pipeline_fault}) handed the message back: not a delivery the
+     * document failed, so its class's budget does not count it.
+     */
+    PIPELINE_FAULT;
 
     /**
-     * @return {@code indexed}, {@code skipped}, {@code released}, {@code quarantined}, {@code skipped_by_policy} or
-     *     {@code abandoned}
+     * @return {@code indexed}, {@code skipped}, {@code released}, {@code quarantined}, {@code skipped_by_policy},
+     *     {@code abandoned} or {@code pipeline_fault}
      */
     public String code() {
         return name().toLowerCase(Locale.ROOT);

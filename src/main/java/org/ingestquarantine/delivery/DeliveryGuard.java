@@ -128,6 +128,8 @@ public final class DeliveryGuard {
                 admission = journal.admit(key, message.source(), message.docId(), count, budget);
             } while (admission.open().anyLive());
         }
+        // released by a fault of our own route: no budget counts them (FailureDisposition)
+        exchange.setProperty(PipelineKeys.PIPELINE_FAULTS, admission.pipelineFaults());
         if (admission.settled()) {
             LOG.info("{}: an earlier attempt settled this delivery (its acknowledgement did not reach the broker);"
                     + " acknowledged, no work", LogSafe.identity(key));

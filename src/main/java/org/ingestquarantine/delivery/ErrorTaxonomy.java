@@ -3,6 +3,7 @@ package org.ingestquarantine.delivery;
 import static org.ingestquarantine.failure.ErrorClass.AMBIGUOUS_PARSE;
 import static org.ingestquarantine.failure.ErrorClass.DOWNSTREAM_CONTRACT;
 import static org.ingestquarantine.failure.ErrorClass.PERMANENT_INPUT;
+import static org.ingestquarantine.failure.ErrorClass.PIPELINE_FAULT;
 import static org.ingestquarantine.failure.ErrorClass.RESOURCE_FATAL;
 import static org.ingestquarantine.failure.ErrorClass.TRANSIENT;
 
@@ -13,6 +14,16 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.NoSuchFileException;
 import java.sql.SQLException;
 import java.sql.SQLTransientException;
+import org.apache.camel.ExpressionEvaluationException;
+import org.apache.camel.InvalidPayloadException;
+import org.apache.camel.NoSuchBeanException;
+import org.apache.camel.NoSuchEndpointException;
+import org.apache.camel.NoSuchLanguageException;
+import org.apache.camel.NoTypeConversionAvailableException;
+import org.apache.camel.ResolveEndpointFailedException;
+import org.apache.camel.component.bean.MethodNotFoundException;
+import org.apache.camel.language.bean.RuntimeBeanExpressionException;
+import org.apache.camel.language.simple.types.SimpleIllegalSyntaxException;
 import org.ingestquarantine.db.DatabaseAccessException;
 import org.ingestquarantine.db.DatabaseUnavailableException;
 import org.ingestquarantine.failure.DownstreamContractException;
@@ -35,6 +46,13 @@ import software.amazon.awssdk.core.exception.SdkClientException;
  * {@link ErrorClass}, with the reason recorded when the exception names none. Anything not here is
  * unclassified. Read it top to bottom; the budget each class gets is in application.properties
  * ({@code failure.<class>.*}).
+ *
+ * <p>The last block is Camel's own exceptions about a route ({@code pipeline_fault}): what
+ * {@code ${body.pageCont}} throws (a {@link RuntimeBeanExpressionException} around a
+ * {@link MethodNotFoundException}), a bean method's parameter expression that cannot evaluate, a step given a body
+ * it cannot take, an endpoint resolved at run time that does not exist. They are wrapper rules: Camel wraps our
+ * beans' own exceptions in some of them, so a document's failure deeper in the chain (a PDF syntax error thrown
+ * by a bean an expression calls) keeps its own class.
  */
 public final class ErrorTaxonomy {
 
@@ -80,6 +98,18 @@ public final class ErrorTaxonomy {
                 .type(SocketTimeoutException.class, TRANSIENT, "timeout")
                 .type(HttpTimeoutException.class, TRANSIENT, "timeout")
                 .type(SdkClientException.class, TRANSIENT, "broker_unavailable")
+                // pipeline_fault: a route of ours cannot run, whatever the document; decides only when nothing
+                // above matched anywhere in the chain
+                .wrapperType(RuntimeBeanExpressionException.class, PIPELINE_FAULT, "expression_failed")
+                .wrapperType(ExpressionEvaluationException.class, PIPELINE_FAULT, "expression_failed")
+                .wrapperType(SimpleIllegalSyntaxException.class, PIPELINE_FAULT, "expression_syntax")
+                .wrapperType(MethodNotFoundException.class, PIPELINE_FAULT, "method_not_found")
+                .wrapperType(NoSuchBeanException.class, PIPELINE_FAULT, "no_such_bean")
+                .wrapperType(NoSuchEndpointException.class, PIPELINE_FAULT, "no_such_endpoint")
+                .wrapperType(ResolveEndpointFailedException.class, PIPELINE_FAULT, "no_such_endpoint")
+                .wrapperType(NoSuchLanguageException.class, PIPELINE_FAULT, "no_such_language")
+                .wrapperType(InvalidPayloadException.class, PIPELINE_FAULT, "wrong_body_type")
+                .wrapperType(NoTypeConversionAvailableException.class, PIPELINE_FAULT, "wrong_body_type")
                 .build();
     }
 }

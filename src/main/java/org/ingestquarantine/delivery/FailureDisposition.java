@@ -27,8 +27,16 @@ import org.slf4j.LoggerFactory;
  * database outage's is: the consumer is held until the service answers ({@link ConsumerCircuitBreaker}); the
  * broker still counts the delivery.
  *
+ * <p>A fault of our own route ({@link ErrorClass#PIPELINE_FAULT}) is not the document's: it is released, never
+ * quarantined, with the route-fault hold as its back-off (the consumer is held as long,
+ * {@link ConsumerCircuitBreaker}), and it spends none of the document's budget: the deliveries an earlier route
+ * fault released ({@link PipelineKeys#PIPELINE_FAULTS}, from the journal) are left out of the count a class's
+ * budget is compared with. The broker's own backstop (SQS maxReceiveCount, RabbitMQ's delivery limit) still
+ * counts them.
+ *
  * <p>The delivery count has one meaning everywhere: deliveries so far counting the current one, from
- * {@link PipelineKeys#DELIVERY_COUNT}. A class with {@code retries} r is quarantined on delivery r + 1.
+ * {@link PipelineKeys#DELIVERY_COUNT}. A class with {@code retries} r is quarantined on delivery r + 1, route
+ * faults not counted.
  */
 public final class FailureDisposition {
 
@@ -49,6 +57,7 @@ public final class FailureDisposition {
     private final InFlightAttempts inFlight;
     /** Counts a delivery whose count is not on the exchange yet (Kafka, failed before admission); may be null. */
     private final BrokerAdapter broker;
+    private final Duration routeFaultHold;
 
     /**
      * A disposition for a process whose attempts are never abandoned (tests of single routes).
@@ -61,13 +70,16 @@ public final class FailureDisposition {
     }
 
     /**
+     * A disposition that releases a route fault's message with no back-off (tests of single routes).
+     *
      * @param policies one policy per class
      * @param classification the failure's classification on the exchange
      * @param inFlight knows which attempts a shutdown abandoned
      */
     public FailureDisposition(RedeliveryPolicies policies, ClassifyFailure classification, InFlightAttempts inFlight) {
-        this(policies, classification, inFlight, null);
+        this(policies, classification, inFlight, null, Duration.ZERO);
     }
+
 
     /**
      * @param policies one policy per class
@@ -76,13 +88,16 @@ public final class FailureDisposition {
      * @param broker reads the delivery count of a delivery that failed before {@link DeliveryGuard#admit} counted
      *     it (Kafka, {@link BrokerAdapter#countsInJournal}: one journal read, on the failure path only); null:
      *     the count is only taken from the exchange
+     * @param routeFaultHold the back-off of a message a fault of our own route released (property
+     *     {@code pipeline-fault.hold-ms}, the consumer's hold)
      */
     public FailureDisposition(RedeliveryPolicies policies, ClassifyFailure classification, InFlightAttempts inFlight,
-                              BrokerAdapter broker) {
+                              BrokerAdapter broker, Duration routeFaultHold) {
         this.policies = policies;
         this.classification = classification;
         this.inFlight = inFlight;
         this.broker = broker;
+        this.routeFaultHold = routeFaultHold;
     }
 
     /**
@@ -90,14 +105,15 @@ public final class FailureDisposition {
      * @return whether this delivery spent its class's budget (then the message is acknowledged once the
      *     quarantine record commits); {@code true} too when the count is unknown, so nothing loops, except for a
      *     transient failure (the count is unknown when the journal cannot be read: the database is down, and a
-     *     document must not be quarantined for that); {@code false} for a delivery cut short by this process stopping
-     *     and for one whose service could not be reached
+     *     document must not be quarantined for that); {@code false} for a delivery cut short by this process stopping,
+     *     for one whose service could not be reached and for a fault of our own route
      */
     public boolean budgetSpent(Exchange exchange) {
-        if (stoppedByShutdown(exchange) || ServiceUnreachableException.in(classification.of(exchange).cause()) != null) {
+        if (stoppedByShutdown(exchange) || ServiceUnreachableException.in(classification.of(exchange).cause()) != null
+                || !classification.of(exchange).errorClass().chargedToDocument()) {
             return false;
         }
-        Integer count = knownCount(exchange);
+        Integer count = chargedCount(exchange);
         if (count == null) {
             return classification.of(exchange).errorClass() != ErrorClass.TRANSIENT;
         }
@@ -126,10 +142,22 @@ public final class FailureDisposition {
                     exchange.getProperty(PipelineKeys.DELIVERY_COUNT), delay.toMillis());
             return;
         }
+        if (!c.errorClass().chargedToDocument()) {
+            exchange.setProperty(PipelineKeys.DISPOSITION, RELEASE);
+            exchange.setProperty(PipelineKeys.BACKOFF, routeFaultHold);
+            LOG.info("{} failed at {}: {}/{} ({}), a fault of our own route, not the document's; delivery {} back on"
+                    + " the queue in {} ms, never quarantined for it, no retry spent", who(exchange),
+                    exchange.getProperty(PipelineKeys.STAGE, String.class), c.errorClass().code(), c.reasonCode(),
+                    c.cause().getClass().getSimpleName(), exchange.getProperty(PipelineKeys.DELIVERY_COUNT),
+                    routeFaultHold.toMillis());
+            return;
+        }
         boolean quarantine = budgetSpent(exchange);
         ServiceUnreachableException down = ServiceUnreachableException.in(c.cause());
         exchange.setProperty(PipelineKeys.DISPOSITION, quarantine ? QUARANTINE : RELEASE);
-        Duration delay = quarantine ? Duration.ZERO : atLeastRetryAfter(c, policy(exchange).backoffBefore(count(exchange)));
+        Integer charged = chargedCount(exchange);
+        Duration delay = quarantine ? Duration.ZERO
+                : atLeastRetryAfter(c, policy(exchange).backoffBefore(charged == null ? 1 : charged));
         if (!quarantine) {
             exchange.setProperty(PipelineKeys.BACKOFF, delay);
         }
@@ -208,6 +236,16 @@ public final class FailureDisposition {
     private int count(Exchange exchange) {
         Integer count = knownCount(exchange);
         return count == null ? 1 : count;
+    }
+
+    /** @return the delivery count less the earlier deliveries a route fault released, at least 1; null if unknown */
+    private Integer chargedCount(Exchange exchange) {
+        Integer count = knownCount(exchange);
+        if (count == null) {
+            return null;
+        }
+        int faults = exchange.getProperty(PipelineKeys.PIPELINE_FAULTS, 0, Integer.class);
+        return Math.max(1, count - faults);
     }
 
     /**

@@ -1,6 +1,7 @@
 package org.ingestquarantine.delivery;
 
 import org.apache.camel.Exchange;
+import org.ingestquarantine.failure.Classification;
 import org.ingestquarantine.failure.ShutdownException;
 import org.ingestquarantine.ingest.FetchedDocument;
 import org.ingestquarantine.ingest.IndexOutcome;
@@ -68,7 +69,7 @@ public final class Outcomes {
     /** @param exchange a delivery skipped because the index already holds this version */
     public void unchanged(Exchange exchange) {
         refuseAbandoned(exchange);
-        close(exchange, "skipped");
+        close(exchange, AttemptOutcome.SKIPPED);
         settle(exchange, "unchanged");
     }
 
@@ -104,9 +105,14 @@ public final class Outcomes {
         settle(exchange, QUARANTINED);
     }
 
-    /** @param exchange a delivery handed back to the broker for a later redelivery */
+    /**
+     * @param exchange a delivery handed back to the broker for a later redelivery; closed as
+     *     {@link AttemptOutcome#PIPELINE_FAULT} when a fault of our own route failed it, which no budget counts
+     */
     public void released(Exchange exchange) {
-        close(exchange, "released");
+        Classification c = exchange.getProperty(PipelineKeys.FAILURE, Classification.class);
+        close(exchange, c != null && !c.errorClass().chargedToDocument() ? AttemptOutcome.PIPELINE_FAULT
+                : AttemptOutcome.RELEASED);
     }
 
     /** @throws ShutdownException when a shutdown abandoned this delivery's attempt (released it already) */
@@ -116,7 +122,7 @@ public final class Outcomes {
         }
     }
 
-    private void close(Exchange exchange, String outcome) {
+    private void close(Exchange exchange, AttemptOutcome outcome) {
         Long attemptId = exchange.getProperty(PipelineKeys.ATTEMPT_ID, Long.class);
         if (attemptId != null) {
             journal.close(attemptId, outcome);

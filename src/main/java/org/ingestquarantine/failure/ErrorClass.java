@@ -8,6 +8,9 @@ import java.util.Locale;
  * <p>The class decides how many redeliveries a document gets ({@link RedeliveryPolicy}), and it is
  * stored as {@code error_class} on the quarantine record. The lower-case {@link #code()} is the
  * wire and database form ({@code transient}, {@code ambiguous_parse}, ...).
+ *
+ * <p>{@link #PIPELINE_FAULT} is the one class that is not the document's: it is never quarantined and has no
+ * budget ({@link #chargedToDocument()}).
  */
 public enum ErrorClass {
     /** Waiting can help: HTTP 429/5xx, connection reset, database or broker timeout. */
@@ -21,7 +24,20 @@ public enum ErrorClass {
     /** Our own output broke a downstream contract: chunk longer than the model's context, wrong vector width. */
     DOWNSTREAM_CONTRACT,
     /** Anything not mapped to a class above; a gap in the taxonomy that alerts. */
-    UNCLASSIFIED;
+    UNCLASSIFIED,
+    /**
+     * Our own route failed, not the document: an expression that cannot evaluate, a missing bean, method or
+     * endpoint, a body a step cannot take. Released and the consumer held, never quarantined; alerts.
+     */
+    PIPELINE_FAULT;
+
+    /**
+     * @return whether a failure of this class is the document's, so that it spends the document's budget
+     *     ({@code failure.<class>.*}) and ends in quarantine once that is spent; false only for {@link #PIPELINE_FAULT}
+     */
+    public boolean chargedToDocument() {
+        return this != PIPELINE_FAULT;
+    }
 
     /** @return the lower-case code used in the database, metrics and headers, e.g. {@code ambiguous_parse} */
     public String code() {

@@ -19,6 +19,9 @@ import java.util.Set;
  *       has a rule decides (a database error means what its SQLSTATE says, whatever its Java type);</li>
  *   <li>type rules: the cause chain is walked from the outermost exception inwards; for each exception its
  *       type and then its supertypes are looked up, and the first hit decides;</li>
+ *   <li>wrapper rules ({@link Builder#wrapperType}): types that may wrap the document's own failure (Camel's bean
+ *       invocation, an expression calling our bean), consulted only when no type rule matched anywhere in the
+ *       chain, again outermost first; so the document's exception, however deep, wins over its wrapper;</li>
  *   <li>otherwise {@link ErrorClass#UNCLASSIFIED}, a gap in the taxonomy that alerts.</li>
  * </ol>
  * The reason code is the deciding exception's own when it is {@link Reasoned} and names one, else the rule's.
@@ -39,10 +42,12 @@ public final class ErrorClassifier {
 
     private final Map<String, Rule> bySqlState;
     private final Map<Class<?>, Rule> byType;
+    private final Map<Class<?>, Rule> byWrapperType;
 
-    private ErrorClassifier(Map<String, Rule> bySqlState, Map<Class<?>, Rule> byType) {
+    private ErrorClassifier(Map<String, Rule> bySqlState, Map<Class<?>, Rule> byType, Map<Class<?>, Rule> byWrapperType) {
         this.bySqlState = Collections.unmodifiableMap(bySqlState);
         this.byType = Collections.unmodifiableMap(byType);
+        this.byWrapperType = Collections.unmodifiableMap(byWrapperType);
     }
 
     /** @return an empty table to add rules to */
@@ -50,10 +55,11 @@ public final class ErrorClassifier {
         return new Builder();
     }
 
-    /** @return every rule, SQLSTATE rules first, each in the order it was added */
+    /** @return every rule, SQLSTATE rules first, then type rules, then wrapper rules, each in the order added */
     public List<Rule> rules() {
         List<Rule> all = new ArrayList<>(bySqlState.values());
         all.addAll(byType.values());
+        all.addAll(byWrapperType.values());
         return List.copyOf(all);
     }
 
@@ -72,12 +78,14 @@ public final class ErrorClassifier {
                 break;
             }
         }
-        seen.clear();
-        for (Throwable t = failure; t != null && seen.add(t); t = t.getCause()) {
-            for (Class<?> type = t.getClass(); type != null; type = type.getSuperclass()) {
-                Rule rule = byType.get(type);
-                if (rule != null) {
-                    return decided(rule, t);
+        for (Map<Class<?>, Rule> table : List.of(byType, byWrapperType)) {
+            seen.clear();
+            for (Throwable t = failure; t != null && seen.add(t); t = t.getCause()) {
+                for (Class<?> type = t.getClass(); type != null; type = type.getSuperclass()) {
+                    Rule rule = table.get(type);
+                    if (rule != null) {
+                        return decided(rule, t);
+                    }
                 }
             }
         }
@@ -95,6 +103,7 @@ public final class ErrorClassifier {
 
         private final Map<String, Rule> bySqlState = new LinkedHashMap<>();
         private final Map<Class<?>, Rule> byType = new LinkedHashMap<>();
+        private final Map<Class<?>, Rule> byWrapperType = new LinkedHashMap<>();
 
         private Builder() {
         }
@@ -107,9 +116,29 @@ public final class ErrorClassifier {
          * @throws IllegalArgumentException when {@code type} already has a rule
          */
         public Builder type(Class<? extends Throwable> type, ErrorClass errorClass, String reason) {
-            if (byType.putIfAbsent(type, new Rule(type, null, errorClass, reason)) != null) {
+            return add(byType, type, errorClass, reason);
+        }
+
+        /**
+         * A type that may wrap the document's own failure: it decides only when no {@link #type} rule matches
+         * anywhere in the cause chain.
+         *
+         * @param type an exception type; its subtypes match too unless they have a rule of their own
+         * @param errorClass the class it decides
+         * @param reason the reason when the exception names none
+         * @return this builder
+         * @throws IllegalArgumentException when {@code type} already has a rule
+         */
+        public Builder wrapperType(Class<? extends Throwable> type, ErrorClass errorClass, String reason) {
+            return add(byWrapperType, type, errorClass, reason);
+        }
+
+        private Builder add(Map<Class<?>, Rule> table, Class<? extends Throwable> type, ErrorClass errorClass,
+                            String reason) {
+            if (byType.containsKey(type) || byWrapperType.containsKey(type)) {
                 throw new IllegalArgumentException("two rules for " + type.getName());
             }
+            table.put(type, new Rule(type, null, errorClass, reason));
             return this;
         }
 
@@ -132,7 +161,8 @@ public final class ErrorClassifier {
 
         /** @return the classifier */
         public ErrorClassifier build() {
-            return new ErrorClassifier(new LinkedHashMap<>(bySqlState), new LinkedHashMap<>(byType));
+            return new ErrorClassifier(new LinkedHashMap<>(bySqlState), new LinkedHashMap<>(byType),
+                    new LinkedHashMap<>(byWrapperType));
         }
     }
 }

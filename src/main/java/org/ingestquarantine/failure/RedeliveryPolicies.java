@@ -9,8 +9,9 @@ import java.util.function.Function;
 /**
  * The table of redelivery policies: exactly one {@link RedeliveryPolicy} per {@link ErrorClass}, read from
  * properties. The numbers live in one place, the block "Redelivery budget per error class" of
- * application.properties; there is no second copy here. For every class code ({@link ErrorClass#code()})
- * five keys are required: {@code failure.<code>.retries} (redeliveries after the first delivery),
+ * application.properties; there is no second copy here. For every class charged to the document
+ * ({@link ErrorClass#chargedToDocument()}; not {@code pipeline_fault}, which is never quarantined) five keys are
+ * required, by its code ({@link ErrorClass#code()}): {@code failure.<code>.retries} (redeliveries after the first delivery),
  * {@code .backoff-initial-ms}, {@code .backoff-max-ms}, {@code .backoff-multiplier} (≥ 1.0) and
  * {@code .jitter} (0.0 to 1.0); see {@link RedeliveryPolicy} for their meaning.
  */
@@ -30,6 +31,9 @@ public final class RedeliveryPolicies {
     public static RedeliveryPolicies fromProperties(Function<String, Optional<String>> property) {
         Map<ErrorClass, RedeliveryPolicy> m = new EnumMap<>(ErrorClass.class);
         for (ErrorClass c : ErrorClass.values()) {
+            if (!c.chargedToDocument()) {
+                continue;
+            }
             String p = "failure." + c.code() + ".";
             Function<String, String> required = key -> property.apply(p + key).map(String::trim)
                     .orElseThrow(() -> new IllegalArgumentException("property " + p + key + " is missing; every error"
@@ -45,11 +49,16 @@ public final class RedeliveryPolicies {
     }
 
     /**
-     * @param errorClass a class
+     * @param errorClass a class charged to the document ({@link ErrorClass#chargedToDocument()})
      * @return its policy, never {@code null}
+     * @throws IllegalArgumentException for a class that is never quarantined and so has no budget
      */
     public RedeliveryPolicy forClass(ErrorClass errorClass) {
-        return policies.get(errorClass);
+        RedeliveryPolicy policy = policies.get(errorClass);
+        if (policy == null) {
+            throw new IllegalArgumentException(errorClass.code() + " is never charged to a document: it has no budget");
+        }
+        return policy;
     }
 
     private static long parseLong(String key, String value) {

@@ -22,6 +22,9 @@ import org.ingestquarantine.failure.ErrorClass;
  *       reason (a short label a route author chose, {@code delivery.PolicySkips});</li>
  *   <li>{@value #ABANDONED} {source, stage}: deliveries that ended without an outcome (a route's {@code stop}),
  *       their attempts closed as abandoned; not settled, so not in {@value #PROCESSED}. Any is a route bug.</li>
+ *   <li>{@value #PIPELINE_FAULTS} {stage, reason}: deliveries released because a route of ours failed, not the
+ *       document ({@code pipeline_fault}); the stage is a step id of the route files, the reason a taxonomy code;</li>
+ *   <li>{@value #PIPELINE_FAULT_HELD}: 1 while such a fault holds the consumer, else 0 (registered at start).</li>
  * </ul>
  */
 public final class PipelineMetrics {
@@ -38,11 +41,16 @@ public final class PipelineMetrics {
     public static final String SKIPPED = "ingest.skipped";
     /** Counter of deliveries that ended without an outcome, their attempts closed as abandoned. */
     public static final String ABANDONED = "ingest.abandoned";
+    /** Counter of deliveries released for a fault of our own route. */
+    public static final String PIPELINE_FAULTS = "ingest.pipeline_faults";
+    /** Gauge: 1 while a route fault holds the consumer. */
+    public static final String PIPELINE_FAULT_HELD = "ingest.pipeline_fault.held";
     /** Content type tag of a delivery whose document was never fetched (e.g. an invalid message). */
     public static final String UNKNOWN_CONTENT_TYPE = "unknown";
 
     private final MeterRegistry registry;
     private final SourceTags sources;
+    private final java.util.concurrent.atomic.AtomicInteger faultHeld = new java.util.concurrent.atomic.AtomicInteger();
 
     /**
      * @param registry where meters are registered (the application's one {@code metricsRegistry})
@@ -51,6 +59,24 @@ public final class PipelineMetrics {
     public PipelineMetrics(MeterRegistry registry, SourceTags sources) {
         this.registry = registry;
         this.sources = java.util.Objects.requireNonNull(sources, "sources");
+        io.micrometer.core.instrument.Gauge.builder(PIPELINE_FAULT_HELD, faultHeld, java.util.concurrent.atomic.AtomicInteger::get)
+                .description("1 while a fault of our own route holds the consumer").register(registry);
+    }
+
+    /**
+     * Counts one delivery released because a route of ours failed.
+     *
+     * @param stage the step it failed in ({@code iqStage}: {@code receive} or a step id of the route files)
+     * @param reason the classification's reason code, e.g. {@code expression_failed}
+     */
+    public void pipelineFault(String stage, String reason) {
+        Counter.builder(PIPELINE_FAULTS).description("deliveries released for a fault of our own route")
+                .tag("stage", stage == null ? "unknown" : stage).tag("reason", reason).register(registry).increment();
+    }
+
+    /** @param held whether a route fault holds the consumer now */
+    public void pipelineFaultHeld(boolean held) {
+        faultHeld.set(held ? 1 : 0);
     }
 
     /**

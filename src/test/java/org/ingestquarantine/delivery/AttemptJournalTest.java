@@ -44,6 +44,20 @@ class AttemptJournalTest extends PostgresTestBase {
     }
 
     @Test
+    void shouldTellTheNextAdmissionHowManyDeliveriesARouteFaultReleased() {
+        long first = journal.admit("kf", "folder", "a.pdf", 1, 2).attemptId();
+        journal.close(first, AttemptOutcome.PIPELINE_FAULT);
+        long second = journal.admit("kf", "folder", "a.pdf", 2, 2).attemptId();
+        journal.close(second, AttemptOutcome.RELEASED);
+
+        AttemptJournal.Admission third = journal.admit("kf", "folder", "a.pdf", 3, 2);
+
+        assertThat(third.pipelineFaults()).as("the route fault's, not the document's own release").isEqualTo(1);
+        assertThat(third.open().deaths()).as("closed: no death").isEqualTo(Deaths.NONE);
+        assertThat(third.deliveryCount()).as("the broker's count, unchanged").isEqualTo(3);
+    }
+
+    @Test
     void shouldCountAttemptsNeverClosedWithTheLastStageReached() {
         long first = journal.open("k2", "folder", "b.pdf", 1);
         journal.stage(first, "parse");

@@ -53,7 +53,17 @@ class ErrorTaxonomyTest {
             "java.net.ConnectException -> transient/connection_refused",
             "java.net.SocketTimeoutException -> transient/timeout",
             "java.net.http.HttpTimeoutException -> transient/timeout",
-            "software.amazon.awssdk.core.exception.SdkClientException -> transient/broker_unavailable");
+            "software.amazon.awssdk.core.exception.SdkClientException -> transient/broker_unavailable",
+            "org.apache.camel.language.bean.RuntimeBeanExpressionException -> pipeline_fault/expression_failed",
+            "org.apache.camel.ExpressionEvaluationException -> pipeline_fault/expression_failed",
+            "org.apache.camel.language.simple.types.SimpleIllegalSyntaxException -> pipeline_fault/expression_syntax",
+            "org.apache.camel.component.bean.MethodNotFoundException -> pipeline_fault/method_not_found",
+            "org.apache.camel.NoSuchBeanException -> pipeline_fault/no_such_bean",
+            "org.apache.camel.NoSuchEndpointException -> pipeline_fault/no_such_endpoint",
+            "org.apache.camel.ResolveEndpointFailedException -> pipeline_fault/no_such_endpoint",
+            "org.apache.camel.NoSuchLanguageException -> pipeline_fault/no_such_language",
+            "org.apache.camel.InvalidPayloadException -> pipeline_fault/wrong_body_type",
+            "org.apache.camel.NoTypeConversionAvailableException -> pipeline_fault/wrong_body_type");
 
     @Test
     void shouldStateExactlyTheExpectedTable() {
@@ -104,6 +114,30 @@ class ErrorTaxonomyTest {
         assertThat(c.reasonCode()).isEqualTo("db_limit");
     }
 
+    @Test
+    void shouldCallAnExpressionThatCannotEvaluateAPipelineFault() {
+        // what ${body.pageCont} throws in Camel 4.17 (seen by running it): the bean language's wrapper round the
+        // missing method
+        Throwable typo = new org.apache.camel.language.bean.RuntimeBeanExpressionException(null, "null", "pageCont",
+                new org.apache.camel.component.bean.MethodNotFoundException(Object.class, "pageCont"));
+        Classification c = TAXONOMY.classify(typo);
+        assertThat(c.errorClass()).isEqualTo(ErrorClass.PIPELINE_FAULT);
+        assertThat(c.reasonCode()).isEqualTo("expression_failed");
+        assertThat(c.errorClass().chargedToDocument()).isFalse();
+    }
+
+    @Test
+    void shouldKeepTheDocumentsOwnFailureThatCamelsBeanInvocationWrapped() throws Exception {
+        // a bean of ours called from an expression throws the document's PDF syntax error: Camel wraps it twice
+        Throwable own = instanceOf(org.ingestquarantine.parse.PdfSyntaxException.class);
+        Throwable wrapped = new org.apache.camel.ExpressionEvaluationException(null, "cannot bind parameter 0",
+                null, new org.apache.camel.language.bean.RuntimeBeanExpressionException(null, "parseStage",
+                "parse", own));
+        Classification c = TAXONOMY.classify(wrapped);
+        assertThat(c.errorClass()).isEqualTo(ErrorClass.AMBIGUOUS_PARSE);
+        assertThat(c.cause()).isSameAs(own);
+    }
+
     private static String line(Rule r) {
         String key = r.type() == null ? "sqlstate " + r.sqlStateClass() : r.type().getName();
         return key + " -> " + r.errorClass().code() + "/" + r.reason();
@@ -129,12 +163,20 @@ class ErrorTaxonomyTest {
     }
 
     private static boolean fillable(Class<?> p) {
-        return p == String.class || p == int.class || p == long.class || p == Throwable.class;
+        return p == String.class || p == int.class || p == long.class || p == Throwable.class || p == Class.class
+                || p == Object.class || p == org.apache.camel.Exchange.class || p == org.apache.camel.Expression.class;
     }
 
     private static Object sample(Class<?> p) {
-        if (p == String.class) {
+        if (p == String.class || p == Object.class) {
             return "sample";
+        }
+        if (p == Class.class) {
+            return Object.class;
+        }
+        if (p == org.apache.camel.Exchange.class) {
+            // Camel's exceptions about a message name its exchange
+            return new org.apache.camel.support.DefaultExchange(new org.apache.camel.impl.DefaultCamelContext());
         }
         if (p == int.class) {
             return 1;

@@ -74,7 +74,7 @@ class FailureDispositionTest {
             }
         };
         FailureDisposition kafka = new FailureDisposition(ShippedProperties.policies(),
-                new ClassifyFailure(ErrorTaxonomy.standard()), new InFlightAttempts(), journalDown);
+                new ClassifyFailure(ErrorTaxonomy.standard()), new InFlightAttempts(), journalDown, java.time.Duration.ZERO);
         Exchange exchange = failedWith(new TransientException("db_unavailable", "the database is down", null));
         exchange.setProperty(PipelineKeys.DELIVERY_KEY, "kafka:ingest/0/7@t");
 

@@ -66,7 +66,9 @@ class ExportedNamesIT {
             used.addAll(usedByDashboard());
             assertThat(used).as("names found in the rules and the dashboard").contains("ingest_quarantined_total",
                     "quarantine_oldest_open_age_seconds", "coverage_ratio", "ingest_downstream_contract_total",
-                    "drain_last_run_age_seconds", "quarantine_overdue_documents", "camel_exchanges_total");
+                    "drain_last_run_age_seconds", "quarantine_overdue_documents", "camel_exchanges_total",
+                    "ingest_pipeline_fault_held");
+            assertRouteFaultSeries(pipeline, url);
 
             // seed 003's state: the record open for 100 days (overdue), no drain ever run (no drain_runs row): the
             // no-drain age exists all the same, the oldest open record's
@@ -103,6 +105,32 @@ class ExportedNamesIT {
             assertThat(http.send(HttpRequest.newBuilder(page.resolve("/api/coverage")).build(),
                     HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(401);
         }
+    }
+
+    /**
+     * The route-fault series before a fault (the hold exported at 0 from the start, no fault counted) and after one
+     * met the running consumer's breaker (the fault counted by step and reason, the hold at 1). Run last: the
+     * consumer is held from then on.
+     */
+    private static void assertRouteFaultSeries(TestPipeline pipeline, URI url) throws Exception {
+        Scrape before = Scrape.of(url, Duration.ofSeconds(5));
+        assertThat(before.has("ingest_pipeline_fault_held", Map.of())).as("the hold, before any fault").isTrue();
+        assertThat(before.sum("ingest_pipeline_fault_held", Map.of())).isZero();
+        assertThat(before.has("ingest_pipeline_faults_total", Map.of())).as("no fault counted yet").isFalse();
+
+        // what ${body.pageCont} throws in the parse step, as the failure route hands it to the breaker
+        org.apache.camel.Exchange failed = new org.apache.camel.support.DefaultExchange(pipeline.app().context());
+        failed.setProperty(org.ingestquarantine.pipeline.PipelineKeys.STAGE, "parse");
+        failed.setProperty(org.apache.camel.Exchange.EXCEPTION_CAUGHT,
+                new org.apache.camel.language.bean.RuntimeBeanExpressionException(failed, "null", "pageCont",
+                        new org.apache.camel.component.bean.MethodNotFoundException(Object.class, "pageCont")));
+        pipeline.app().bean("consumerCircuitBreaker", org.ingestquarantine.delivery.ConsumerCircuitBreaker.class)
+                .onFailure(failed);
+
+        Scrape after = Scrape.of(url, Duration.ofSeconds(5));
+        assertThat(after.sum("ingest_pipeline_faults_total", Map.of("stage", "parse", "reason", "expression_failed")))
+                .as("the fault, counted by step and reason").isEqualTo(1.0);
+        assertThat(after.sum("ingest_pipeline_fault_held", Map.of())).as("the hold").isEqualTo(1.0);
     }
 
     /** @return metric names in every rule expression, less the recording rules' own names */

@@ -56,6 +56,10 @@ public final class RouteDoubles implements CamelConfiguration {
     public static final String LIVE = "live";
     /** Key the broker double adds to the record's row where Kafka adds its dead-letter copy. */
     public static final String DEAD_LETTER_COPY = "deadLetterCopy";
+    /** Header with the earlier deliveries a route fault released, as the journal reports them (default 0). */
+    public static final String PIPELINE_FAULTS = "pipelineFaults";
+    /** How long a route fault holds the consumer here (pipeline-fault.hold-ms), short for the tests. */
+    public static final Duration ROUTE_FAULT_HOLD = Duration.ofMillis(400);
     /** Header telling the guard double that the live attempt it waited for settled the message. */
     public static final String SETTLED_ELSEWHERE = "settledElsewhere";
 
@@ -70,8 +74,14 @@ public final class RouteDoubles implements CamelConfiguration {
         r.bind("broker", broker);
         r.bind("brokerAdapter", broker);
         r.bind("classifyFailure", classification);
-        r.bind("failureDisposition", new FailureDisposition(POLICIES, classification));
-        ConsumerCircuitBreaker breaker = new ConsumerCircuitBreaker(() -> true, classification, Duration.ofMillis(10));
+        r.bind("failureDisposition", new FailureDisposition(POLICIES, classification,
+                new org.ingestquarantine.delivery.InFlightAttempts(), null, ROUTE_FAULT_HOLD));
+        org.ingestquarantine.metrics.PipelineMetrics metrics = new org.ingestquarantine.metrics.PipelineMetrics(
+                new io.micrometer.core.instrument.simple.SimpleMeterRegistry(),
+                org.ingestquarantine.metrics.SourceTags.of(List.of("docs")));
+        r.bind("pipelineMetrics", metrics);
+        ConsumerCircuitBreaker breaker = new ConsumerCircuitBreaker(() -> true, classification, Duration.ofMillis(10),
+                ROUTE_FAULT_HOLD, metrics);
         EmbeddingService embeddingService = new EmbeddingService();
         breaker.holdFor(EmbeddingService.SETTING, embeddingService.up::get);
         r.bind("consumerCircuitBreaker", breaker);
@@ -174,6 +184,7 @@ public final class RouteDoubles implements CamelConfiguration {
             String key = broker.deliveryKey(exchange);
             exchange.getExchangeExtension().addOnCompletion(new org.ingestquarantine.delivery.AbandonedDelivery(1L,
                     (attemptId, outcome) -> outcomes.closed.add(key + "=" + outcome.code()), metrics));
+            exchange.setProperty(PipelineKeys.PIPELINE_FAULTS, exchange.getIn().getHeader(PIPELINE_FAULTS, 0, Integer.class));
         }
     }
 
@@ -289,8 +300,10 @@ public final class RouteDoubles implements CamelConfiguration {
             exchange.setProperty(PipelineKeys.OUTCOME, outcome);
         }
 
+        /** As the real one: a route fault's attempt is closed as pipeline_fault, no budget counts it. */
         public void released(Exchange exchange) {
-            closed.add(key(exchange) + "=released");
+            Classification c = exchange.getProperty(PipelineKeys.FAILURE, Classification.class);
+            closed.add(key(exchange) + (c != null && !c.errorClass().chargedToDocument() ? "=pipeline_fault" : "=released"));
         }
 
         private static String key(Exchange exchange) {

@@ -29,6 +29,7 @@ final class RouteTestSupport {
             case PERMANENT_INPUT -> new org.ingestquarantine.failure.PermanentInputException("empty", "0 bytes");
             case DOWNSTREAM_CONTRACT -> new org.ingestquarantine.failure.DownstreamContractException("chunk_too_long", "too long");
             case UNCLASSIFIED -> new IllegalArgumentException("a gap in the taxonomy");
+            case PIPELINE_FAULT -> new org.apache.camel.component.bean.MethodNotFoundException(Object.class, "pageCont");
         };
     }
 

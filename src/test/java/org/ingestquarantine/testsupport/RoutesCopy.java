@@ -82,10 +82,21 @@ public final class RoutesCopy {
      * @throws IOException when it cannot be started
      */
     public ConsumerProcess run(Path dataDir, Map<String, String> properties, Path log) throws IOException {
+        return command(List.of("run", "--data-dir", dataDir.toString()), properties, log);
+    }
+
+    /**
+     * @param args the command line after the launcher, e.g. {@code ingest <folder> --data-dir <dir>}
+     * @param properties further system properties
+     * @param log where its output goes
+     * @return that command on the embedded profile, with the test defaults, on this copy's routes
+     * @throws IOException when it cannot be started
+     */
+    public ConsumerProcess command(List<String> args, Map<String, String> properties, Path log) throws IOException {
         Map<String, String> p = new HashMap<>(TestPipeline.testProperties());
         p.put("iq.routes-dir", folder.toAbsolutePath().toString());
         p.put("iq.broker-configs-dir", Path.of("broker-configs").toAbsolutePath().toString());
         p.putAll(properties);
-        return ConsumerProcess.command(List.of("run", "--data-dir", dataDir.toString()), p, Map.of(), log);
+        return ConsumerProcess.command(args, p, Map.of(), log);
     }
 }
