@@ -68,10 +68,9 @@ class OneCoverageFigureTest extends PostgresTestBase {
 
     @BeforeEach
     void setUp() throws Exception {
-        System.setProperty("db.mode", "external");
-        System.setProperty("db.url", postgres.jdbcUrl());
-        System.setProperty("db.user", postgres.user());
-        System.setProperty("db.password", postgres.password());
+        // the command reads the test's database as an external one
+        java.util.Map.of("db.mode", "external", "db.url", postgres.jdbcUrl(), "db.user", postgres.user(),
+                "db.password", postgres.password()).forEach(System::setProperty);
         Clock clock = Clock.systemUTC();
         LocalPayloadStore payloads = new LocalPayloadStore(data.resolve("objects"));
         QuarantineStore store = new QuarantineStore(dataSource(), payloads, clock);
