@@ -78,10 +78,6 @@ function timeCell(instant) {
   return el('td', { class: 'time', title: instant || '' }, when(instant), instant ? el('span', { class: 'ago' }, ageSince(instant) + ' ago') : null);
 }
 
-// floor, so that 99.96% never reads as 100.0%
-// to a tenth, rounded down: the digits the coverage command and the coverage alert print (metrics/CoverageRatio)
-function percent(ratio) { return (Math.floor(ratio * 1000) / 10).toFixed(1) + '%'; }
-
 function cohortHref(c) {
   const q = new URLSearchParams();
   q.set('fingerprint', c.error_fingerprint);
@@ -94,14 +90,15 @@ function recordHref(dlqId) { return '#record/' + encodeURIComponent(dlqId); }
 
 // --- overview --------------------------------------------------------------------------------------------
 
-function coverageSection(sources) {
+// the percentage is the API's coverage_percent, formatted once on the server as the coverage command prints it
+function coverageSection(sources, formula) {
   const rows = sources.map(s => {
     const known = s.coverage !== null && s.coverage !== undefined;
     const level = !known ? 'unknown' : s.coverage >= 0.99 ? 'good' : s.coverage >= 0.95 ? 'warn' : 'bad';
     const cov = known
       ? el('td', { class: 'coverage ' + level },
           el('span', { class: 'bar' }, el('span', { class: 'fill', style: null, dataset: { ratio: s.coverage } })),
-          el('span', { class: 'pct' }, percent(s.coverage)))
+          el('span', { class: 'pct' }, s.coverage_percent))
       : el('td', { class: 'coverage unknown', title: 'no total: never listed, stated or ingested' }, 'total unknown');
     const hasTotal = s.total !== null && s.total !== undefined;
     const oldest = durationSeconds(s.oldest_open_age);
@@ -114,14 +111,18 @@ function coverageSection(sources) {
       el('td', { class: 'n indexed' }, known ? num(s.indexed) : '–'),
       el('td', { class: 'n open' }, known ? num(s.open_quarantined) : '–'),
       el('td', { class: 'n unindexable' }, known ? num(s.unindexable) : '–'),
+      el('td', { class: 'n erased' }, known ? num(s.erased) : '–'),
+      el('td', { class: 'n skipped' }, known ? num(s.skipped) : '–'),
+      el('td', { class: 'n documents' }, known ? num(s.documents) : '–'),
       el('td', { class: 'n oldest-open' + (oldest !== null && oldest > 7 * 86400 ? ' bad' : ''),
         title: s.oldest_open_at || 'no open record' }, oldest === null ? 'none open' : age(oldest)));
   });
   return el('section', { id: 'coverage-section' },
     el('h2', {}, 'Coverage per source'),
-    el('p', { class: 'hint' }, 'indexed / the source\'s total (listed, stated or ingested), or indexed + open quarantined + unindexable + erased where more were seen. Moving a cohort to unindexable does not raise it.'),
+    el('p', { class: 'hint formula' }, formula + '. The total is listed, stated or ingested. Moving a cohort to unindexable or erasing a record does not raise it.'),
     table('coverage', ['source', 'coverage', { label: 'total', n: 1 }, 'total from', { label: 'indexed', n: 1 },
-      { label: 'open', n: 1 }, { label: 'unindexable', n: 1 }, { label: 'oldest open', n: 1 }], rows,
+      { label: 'open', n: 1 }, { label: 'unindexable', n: 1 }, { label: 'erased', n: 1 }, { label: 'skipped', n: 1 },
+      { label: 'documents', n: 1 }, { label: 'oldest open', n: 1 }], rows,
     'No source has reported documents or failures yet.'));
 }
 
@@ -184,7 +185,7 @@ function drainsSection(runs) {
 async function overview(view) {
   const [coverage, cohorts, unindexable, drains] = await Promise.all([
     api('/api/coverage'), api('/api/cohorts?limit=' + COHORT_LIMIT), api('/api/unindexable'), api('/api/drains')]);
-  view.replaceChildren(coverageSection(coverage.sources), cohortsSection(cohorts),
+  view.replaceChildren(coverageSection(coverage.sources, coverage.formula), cohortsSection(cohorts),
     unindexableSection(unindexable.cohorts), drainsSection(drains.runs));
 }
 

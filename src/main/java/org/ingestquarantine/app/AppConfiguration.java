@@ -485,7 +485,8 @@ public final class AppConfiguration implements CamelConfiguration {
                 settings.requiredMillis("metrics.store-poll-ms"),
                 settings.requiredMillis("metrics.new-fingerprint-window-ms"),
                 Duration.ofDays(settings.requiredNumber("operator.retention-age-days"))),
-                SkippedCoverage.of(settings.required(SkippedCoverage.PROPERTY)), clock));
+                new QuarantineQueries(database.dataSource(),
+                        SkippedCoverage.of(settings.required(SkippedCoverage.PROPERTY))), clock));
         ScrapeEndpoint endpoint = ScrapeEndpoint.start(meters, settings.required("management.host"),
                 (int) settings.requiredNumber("management.port"));
         started.push(endpoint);

@@ -163,7 +163,7 @@ record RunSummary(String source, int documents, int indexed, int unchanged, Map<
         b.append(String.format("quarantined   %d%n", quarantinedTotal()));
         reasons.forEach((k, v) -> b.append(String.format("  %-40s %d%n", k, v)));
         b.append(String.format("fingerprints  %d distinct%n", fingerprints));
-        b.append(String.format("coverage      %s of source '%s' (indexed / (indexed + open quarantined + unindexable + erased))%n",
+        b.append(String.format("coverage      %s of source '%s' (indexed / documents, as the coverage command counts them)%n",
                 coverage == null ? "n/a" : org.ingestquarantine.metrics.CoverageRatio.percent(coverage), source));
         if (!unsettled.isEmpty()) {
             b.append(String.format("UNSETTLED     %d: %s (still on the broker or in its dead-letter queue)%n",

@@ -21,11 +21,18 @@ public final class CoverageRatio {
      * @return indexed / max(total, indexed + notSearchable) in [0, 1]; null without a total or with 0 documents
      */
     public static Double of(Long total, long indexed, long notSearchable) {
-        if (total == null) {
-            return null;
-        }
-        long documents = Math.max(total, indexed + notSearchable);
-        return documents == 0 ? null : (double) indexed / documents;
+        Long documents = documents(total, indexed, notSearchable);
+        return documents == null || documents == 0 ? null : (double) indexed / documents;
+    }
+
+    /**
+     * @param total the source's known total, or null when it has none
+     * @param indexed searchable documents
+     * @param notSearchable records whose document is not searchable: open + unindexable + erased
+     * @return the denominator of {@link #of}: max(total, indexed + notSearchable); null without a total
+     */
+    public static Long documents(Long total, long indexed, long notSearchable) {
+        return total == null ? null : Long.valueOf(Math.max(total, indexed + notSearchable));
     }
 
     /**

@@ -60,6 +60,25 @@ public enum SkippedCoverage {
     }
 
     /**
+     * @return the denominator of {@link #ratio}: {@link CoverageRatio#documents} with the skipped documents counted
+     *     as chosen; null without a total
+     */
+    public Long documents(Long total, long indexed, long notSearchable, long skipped) {
+        return CoverageRatio.documents(total(total, skipped), indexed, notSearchable(notSearchable, skipped));
+    }
+
+    /**
+     * @return the formula of {@link #ratio} in words, as the page's hint and the {@code ingest} summary print it
+     */
+    public String formula() {
+        return this == MISSING
+                ? "indexed / documents: the source's total, or indexed + open quarantined + unindexable + erased"
+                        + " + skipped by policy where more were seen"
+                : "indexed / documents: the source's total less the documents skipped by policy, or indexed"
+                        + " + open quarantined + unindexable + erased where more were seen";
+    }
+
+    /**
      * @return {@link CoverageRatio#unseen} with the skipped documents counted as chosen (a skipped document is seen
      *     either way)
      */

@@ -30,8 +30,8 @@ import org.slf4j.LoggerFactory;
  *   <li>{@value #TOTAL} {source}: the source's known total of documents: {@code source_totals.documents}
  *       (listed, stated or counted by an ingest) where that table exists, else what the store knows (indexed +
  *       open quarantined + unindexable + erased);</li>
- *   <li>{@value #COVERAGE} {source}: {@link CoverageRatio#of} of that total, the figure {@code coverage} prints;
- *       absent where the total is unknown (a {@code source_totals} table without a row for the source) or 0;</li>
+ *   <li>{@value #COVERAGE} {source}: the figure {@code coverage}, the API and the page print, read from the one
+ *       coverage query ({@link CoverageReadings}); absent where the total is unknown or the source has 0 documents;</li>
  *   <li>{@value #NEW_FINGERPRINTS}: error fingerprints first seen within {@link Windows#newFingerprint()};</li>
  *   <li>{@value #OVERDUE} {owner}: open records first seen more than {@link Windows#overdueAfter()} ago,
  *       owner {@value #NO_OWNER} where none is set; 0 for an owner of open records none of which is overdue, and
@@ -98,12 +98,12 @@ public final class StoreGauges implements AutoCloseable {
     private volatile double newFingerprints;
     private volatile Instant lastRead;
     private volatile boolean failing;
-    private final SkippedCoverage skippedCoverage;
+    private final CoverageReadings coverageReadings;
 
     private StoreGauges(Jdbc jdbc, SourceTags sourceTags, MeterRegistry registry, Windows windows,
-                        SkippedCoverage skippedCoverage, Clock clock) {
+                        CoverageReadings coverageReadings, Clock clock) {
         this.jdbc = jdbc;
-        this.skippedCoverage = Objects.requireNonNull(skippedCoverage, "skippedCoverage");
+        this.coverageReadings = Objects.requireNonNull(coverageReadings, "coverageReadings");
         this.sourceTags = Objects.requireNonNull(sourceTags, "sourceTags");
         this.windows = windows;
         this.clock = clock;
@@ -139,13 +139,13 @@ public final class StoreGauges implements AutoCloseable {
      * @param sourceTags the sources that have series of their own
      * @param registry where the gauges go
      * @param windows poll interval and the windows of "new" and "overdue"
-     * @param skippedCoverage how {@value #COVERAGE} counts documents skipped by policy
+     * @param coverageReadings the coverage query {@value #COVERAGE} reads
      * @param clock the time {@value #AGE} is measured in
      * @return the running reader; {@link #close()} stops it
      */
     public static StoreGauges start(Jdbc jdbc, SourceTags sourceTags, MeterRegistry registry, Windows windows,
-                                    SkippedCoverage skippedCoverage, Clock clock) {
-        StoreGauges gauges = new StoreGauges(jdbc, sourceTags, registry, windows, skippedCoverage, clock);
+                                    CoverageReadings coverageReadings, Clock clock) {
+        StoreGauges gauges = new StoreGauges(jdbc, sourceTags, registry, windows, coverageReadings, clock);
         gauges.scheduler.scheduleWithFixedDelay(gauges::refreshQuietly, 0, windows.poll().toMillis(),
                 TimeUnit.MILLISECONDS);
         return gauges;
@@ -226,12 +226,12 @@ public final class StoreGauges implements AutoCloseable {
             }
             if (s.total() != null) {
                 totalRows.add(MultiGauge.Row.of(tags, s.total()));
-                Double ratio = skippedCoverage.ratio(s.total(), s.indexed(), s.notSearchable(), s.skipped());
-                if (ratio != null) {
-                    coverageRows.add(MultiGauge.Row.of(tags, ratio));
-                }
             }
         }
+        // a source with a coverage has a total, so a source_totals row, so a tag of its own: no two share a series
+        SourceTags coverageTags = sourceTags.with(named);
+        coverageReadings.coverageRatios().forEach((source, ratio) ->
+                coverageRows.add(MultiGauge.Row.of(Tags.of("source", coverageTags.tag(source)), ratio)));
         open.register(openRows, true);
         oldest.register(oldestRows, true);
         total.register(totalRows, true);

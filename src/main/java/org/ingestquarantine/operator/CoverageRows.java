@@ -41,7 +41,7 @@ final class CoverageRows {
     }
 
     private static CoverageRow rename(CoverageRow r, SkippedCoverage skippedCoverage) {
-        return plus(new CoverageRow(RecordKey.OTHER_SOURCES, null, null, null, null, 0, 0, 0, 0, 0, 0, null, null, null), r,
+        return plus(new CoverageRow(RecordKey.OTHER_SOURCES, null, null, null, null, 0, 0, 0, 0, 0, 0, null, null, null, null, null), r,
                 skippedCoverage);
     }
 
@@ -58,6 +58,8 @@ final class CoverageRows {
         long notSearchable = open + unindexable + erased;
         return new CoverageRow(RecordKey.OTHER_SOURCES, null, null, null, null, indexed, open, unindexable, erased,
                 skipped, skippedCoverage.unseen(null, indexed, notSearchable, skipped),
-                skippedCoverage.ratio(null, indexed, notSearchable, skipped), oldest, age);
+                skippedCoverage.documents(null, indexed, notSearchable, skipped),
+                skippedCoverage.ratio(null, indexed, notSearchable, skipped), oldest, age,
+                CoverageRow.percent(skippedCoverage.ratio(null, indexed, notSearchable, skipped)));
     }
 }

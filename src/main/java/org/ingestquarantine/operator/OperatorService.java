@@ -189,6 +189,11 @@ public final class OperatorService {
         return CoverageRows.bounded(rows, sourceRows().over(present), queries.skippedCoverage());
     }
 
+    /** @return {@link #coverage}'s formula in words, as the page's hint prints it */
+    public String coverageFormula() {
+        return queries.skippedCoverage().formula();
+    }
+
     /** @return the rows of the sources an operator named (configured, a total, a recorded root), and the cap */
     private SourceRows sourceRows() {
         return new SourceRows(org.ingestquarantine.metrics.SourceTags.of(configuredSources)

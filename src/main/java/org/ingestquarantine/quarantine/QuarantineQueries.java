@@ -20,7 +20,7 @@ import org.ingestquarantine.failure.ErrorClass;
  * the operator CLI/HTTP and the gauges. Every list is complete (no LIMIT) and sorted as stated.
  * Every method throws {@link DatabaseAccessException} if the database cannot be read. Thread-safe.
  */
-public final class QuarantineQueries {
+public final class QuarantineQueries implements org.ingestquarantine.metrics.CoverageReadings {
 
     private final DataSource dataSource;
     private final org.ingestquarantine.metrics.SkippedCoverage skippedCoverage;
@@ -67,40 +67,46 @@ public final class QuarantineQueries {
     }
 
     /**
-     * Coverage per source. Lists every source that has indexed documents or quarantine records, plus every
-     * source in {@code knownSources} (so a configured source with nothing yet still appears, with null
-     * coverage). A source without quarantine records is still listed (no inner join).
+     * Coverage per source: the one query behind {@code coverage}, the API, the page, the {@code coverage_ratio}
+     * gauge and the {@code ingest} summary. Reads the summary tables ({@code quarantine_summary},
+     * {@code source_summary}) and {@code source_totals}. Lists every source with a known total, indexed documents,
+     * records or skipped documents, plus every source in {@code knownSources} (a configured source with nothing yet
+     * appears with zeros).
      *
-     * @param knownSources configured connector names, may be empty
+     * @param knownSources connector names to list even without rows, may be empty
      * @return one row per source, sorted by source
      */
     public List<SourceCoverage> coverage(Collection<String> knownSources) {
         String sql = """
-                WITH sources AS (
-                    SELECT unnest(?::text[]) AS source
-                    UNION SELECT source FROM documents
-                    UNION SELECT source FROM quarantine
-                    UNION SELECT source FROM skipped_documents
+                WITH q AS (
+                    SELECT source, sum(documents) FILTER (WHERE disposition = 'open') AS open_n,
+                           sum(documents) FILTER (WHERE disposition = 'unindexable') AS unindexable_n,
+                           sum(documents) FILTER (WHERE disposition = 'erased') AS erased_n,
+                           min(first_seen_min) FILTER (WHERE disposition = 'open') AS oldest_open
+                    FROM quarantine_summary GROUP BY source
+                ), erased_indexed AS (
+                    -- erased records whose document was indexed again after the erasure (index quarantine_erased)
+                    SELECT e.source, count(*) AS n FROM quarantine e
+                    WHERE e.disposition = 'erased' AND EXISTS (SELECT 1 FROM documents d
+                        WHERE d.source = e.source AND d.doc_id = e.doc_id AND d.state = 'searchable')
+                    GROUP BY e.source
                 ), skipped AS (
                     %s
-                ), indexed AS (
-                    SELECT source, count(*) AS n FROM documents WHERE state = 'searchable' GROUP BY source
-                ), quarantined AS (
-                    SELECT q.source,
-                           count(*) FILTER (WHERE q.disposition = 'open' AND NOT EXISTS (
-                               SELECT 1 FROM documents d WHERE d.source = q.source AND d.doc_id = q.doc_id
-                                   AND d.state = 'searchable')) AS open_n,
-                           count(*) FILTER (WHERE q.disposition = 'unindexable') AS unindexable_n,
-                           count(*) FILTER (WHERE q.disposition = 'erased' AND NOT EXISTS (
-                               SELECT 1 FROM documents d WHERE d.source = q.source AND d.doc_id = q.doc_id
-                                   AND d.state = 'searchable')) AS erased_n,
-                           min(q.first_seen_at) FILTER (WHERE q.disposition = 'open') AS oldest_open
-                    FROM quarantine q GROUP BY q.source
+                ), sources AS (
+                    SELECT unnest(?::text[]) AS source
+                    UNION SELECT source FROM source_totals
+                    UNION SELECT source FROM source_summary WHERE indexed > 0
+                    UNION SELECT source FROM q
+                    UNION SELECT source FROM skipped
                 )
-                SELECT s.source, COALESCE(i.n, 0), COALESCE(q.open_n, 0), COALESCE(q.unindexable_n, 0),
-                       COALESCE(q.erased_n, 0), q.oldest_open, COALESCE(k.skipped_n, 0)
-                FROM sources s LEFT JOIN indexed i ON i.source = s.source LEFT JOIN quarantined q ON q.source = s.source
-                    LEFT JOIN skipped k ON k.source = s.source
+                SELECT s.source, t.documents AS total, t.obtained_by, t.counted_at, COALESCE(i.indexed, 0) AS indexed,
+                       COALESCE(q.open_n, 0) - COALESCE(i.open_indexed, 0) AS open_n,
+                       COALESCE(q.unindexable_n, 0) - COALESCE(i.unindexable_indexed, 0) AS unindexable_n,
+                       COALESCE(q.erased_n, 0) - COALESCE(ei.n, 0) AS erased_n, q.oldest_open,
+                       COALESCE(k.skipped_n, 0) AS skipped_n
+                FROM sources s LEFT JOIN source_totals t ON t.source = s.source
+                    LEFT JOIN source_summary i ON i.source = s.source LEFT JOIN q ON q.source = s.source
+                    LEFT JOIN erased_indexed ei ON ei.source = s.source LEFT JOIN skipped k ON k.source = s.source
                 ORDER BY s.source
                 """.formatted(org.ingestquarantine.metrics.SkippedCoverage.skippedPerSourceSql());
         try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(sql)) {
@@ -108,20 +114,41 @@ public final class QuarantineQueries {
             List<SourceCoverage> result = new ArrayList<>();
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
-                    long indexed = rs.getLong(2);
-                    long open = rs.getLong(3);
-                    long unindexable = rs.getLong(4);
-                    long erased = rs.getLong(5);
-                    // no known total here: the documents seen are the denominator, skipped ones as configured
-                    Double coverage = skippedCoverage.ratio(0L, indexed, open + unindexable + erased, rs.getLong(7));
-                    result.add(new SourceCoverage(rs.getString(1), indexed, open, unindexable, erased, coverage,
-                            SqlTime.get(rs, "oldest_open")));
+                    Long total = rs.getObject("total", Long.class);
+                    long indexed = rs.getLong("indexed");
+                    long open = rs.getLong("open_n");
+                    long unindexable = rs.getLong("unindexable_n");
+                    long erased = rs.getLong("erased_n");
+                    long notSearchable = open + unindexable + erased;
+                    long skipped = rs.getLong("skipped_n");
+                    result.add(new SourceCoverage(rs.getString("source"), total, rs.getString("obtained_by"),
+                            SqlTime.get(rs, "counted_at"), indexed, open, unindexable, erased, skipped,
+                            skippedCoverage.unseen(total, indexed, notSearchable, skipped),
+                            skippedCoverage.documents(total, indexed, notSearchable, skipped),
+                            skippedCoverage.ratio(total, indexed, notSearchable, skipped), SqlTime.get(rs, "oldest_open")));
                 }
             }
             return result;
         } catch (SQLException e) {
             throw failure("coverage", e);
         }
+    }
+
+    /** @return source → coverage of every source {@link #coverage} gives a figure, for the gauge */
+    @Override
+    public java.util.Map<String, Double> coverageRatios() {
+        java.util.Map<String, Double> ratios = new java.util.TreeMap<>();
+        for (SourceCoverage c : coverage(List.of())) {
+            if (c.coverage() != null) {
+                ratios.put(c.source(), c.coverage());
+            }
+        }
+        return ratios;
+    }
+
+    /** @return how {@link #coverage} counts documents skipped by policy */
+    public org.ingestquarantine.metrics.SkippedCoverage skippedCoverage() {
+        return skippedCoverage;
     }
 
     /** @return quarantine volume per source (records vs distinct documents, oldest, newest), sorted by source */

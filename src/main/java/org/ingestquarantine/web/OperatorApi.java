@@ -203,7 +203,7 @@ public final class OperatorApi implements AutoCloseable {
         return switch (path.contains("/") ? path.substring(0, path.indexOf('/')) : path) {
             case "stats" -> service.stats(q.get("source"));
             case "cohorts" -> service.cohorts(q.get("source"), q.get("class"), integer(q.get("limit"), "limit"));
-            case "coverage" -> Map.of("sources", service.coverage());
+            case "coverage" -> Map.of("sources", service.coverage(), "formula", service.coverageFormula());
             case "overdue" -> service.overdue(q.containsKey("older_than_days")
                     ? Duration.ofDays(integer(q.get("older_than_days"), "older_than_days")) : defaultOverdueAge);
             case "records" -> path.startsWith("records/")

@@ -153,7 +153,7 @@ class OperatorCommandsTest extends PostgresTestBase {
         assertThat(json.at("/sources/0/source").asText()).isEqualTo("contracts");
         assertThat(json.at("/sources/0/open_quarantined").asLong()).isEqualTo(1);
         assertThat(json.at("/sources/0/coverage").isNull()).isTrue();
-        assertThat(run("coverage", "--data-dir", data.toString()).out).containsPattern("contracts\\s+-\\s+-\\s+-\\s+0\\s+1\\s+0\\s+0\\s+0\\s+0\\s+-\\s+120d");
+        assertThat(run("coverage", "--data-dir", data.toString()).out).containsPattern("contracts\\s+-\\s+-\\s+-\\s+0\\s+1\\s+0\\s+0\\s+0\\s+0\\s+-\\s+-\\s+120d");
     }
 
     /**
@@ -183,8 +183,8 @@ class OperatorCommandsTest extends PostgresTestBase {
             assertThat(stated.out).contains("source 'invoices': total 7 documents, stated at ");
             // 3 open of 7 stated, none indexed: 0.0%; contracts has no total
             Result coverage = run("coverage", "--data-dir", data.toString());
-            assertThat(coverage.out).containsPattern("inbox\\s+3\\s+listed\\s+\\S+\\s+0\\s+0\\s+0\\s+0\\s+0\\s+3\\s+0\\.0%")
-                    .containsPattern("invoices\\s+7\\s+stated\\s+\\S+\\s+0\\s+3\\s+0\\s+0\\s+0\\s+4\\s+0\\.0%");
+            assertThat(coverage.out).containsPattern("inbox\\s+3\\s+listed\\s+\\S+\\s+0\\s+0\\s+0\\s+0\\s+0\\s+3\\s+3\\s+0\\.0%")
+                    .containsPattern("invoices\\s+7\\s+stated\\s+\\S+\\s+0\\s+3\\s+0\\s+0\\s+0\\s+4\\s+7\\s+0\\.0%");
 
             Result unknown = run("sources", "set-total", "nosuch", "3", "--data-dir", data.toString());
             assertThat(unknown.code).isEqualTo(2);

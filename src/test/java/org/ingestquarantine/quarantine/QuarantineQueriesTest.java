@@ -51,18 +51,26 @@ class QuarantineQueriesTest extends PostgresTestBase {
         fail("mixed", "z", ErrorClass.AMBIGUOUS_PARSE, "fp1", "p1");
         store.close("mixed", "z", Disposition.UNINDEXABLE, "vendor_format", "team");
         fail("broken", "q", ErrorClass.UNCLASSIFIED, "fp3", "p1");
+        // coverage needs each source's total (a stale one, 1 for mixed, counts the documents seen)
+        org.ingestquarantine.ingest.SourceTotals totals = new org.ingestquarantine.ingest.SourceTotals(dataSource(), clock);
+        totals.record("broken", 1, "test", null);
+        totals.record("clean", 2, "test", null);
+        totals.record("mixed", 1, "test", null);
 
         List<SourceCoverage> coverage = queries.coverage(List.of("clean", "configured-but-empty"));
 
         assertThat(coverage).extracting(SourceCoverage::source)
                 .containsExactly("broken", "clean", "configured-but-empty", "mixed");
         assertThat(coverage.get(0).coverage()).isEqualTo(0.0);
-        assertThat(coverage.get(1)).isEqualTo(new SourceCoverage("clean", 2, 0, 0, 0, 1.0, null));
+        assertThat(coverage.get(1)).extracting(SourceCoverage::indexed, SourceCoverage::openQuarantined,
+                SourceCoverage::documents, SourceCoverage::coverage, SourceCoverage::oldestOpenAt)
+                .containsExactly(2L, 0L, 2L, 1.0, null);
         assertThat(coverage.get(2).coverage()).isNull();
         SourceCoverage mixed = coverage.get(3);
         assertThat(mixed.indexed()).isEqualTo(3);
         assertThat(mixed.openQuarantined()).isEqualTo(2);
         assertThat(mixed.unindexable()).isEqualTo(1);
+        assertThat(mixed.documents()).as("more seen than the total says").isEqualTo(6);
         assertThat(mixed.coverage()).isCloseTo(0.5, within(1e-9));
         assertThat(mixed.oldestOpenAt()).isEqualTo(T0);
     }
@@ -73,9 +81,11 @@ class QuarantineQueriesTest extends PostgresTestBase {
         // closes the record in the same transaction, see DocumentIndex)
         indexDoc("s", "a");
         fail("s", "a", ErrorClass.TRANSIENT, "fp", "p1");
+        new org.ingestquarantine.ingest.SourceTotals(dataSource(), clock).record("s", 1, "test", null);
 
-        assertThat(queries.coverage(List.of())).singleElement()
-                .isEqualTo(new SourceCoverage("s", 1, 0, 0, 0, 1.0, T0));
+        assertThat(queries.coverage(List.of())).singleElement().extracting(SourceCoverage::indexed,
+                SourceCoverage::openQuarantined, SourceCoverage::coverage, SourceCoverage::oldestOpenAt)
+                .containsExactly(1L, 0L, 1.0, T0);
     }
 
     @Test

@@ -317,16 +317,16 @@ class OperatorApiTest extends PostgresTestBase {
         assertThat(row.get("oldest_open_age_seconds").asLong())
                 .isEqualTo(Duration.parse(row.get("oldest_open_age").asText()).getSeconds());
         // a fraction is dropped (rounded down), never written as a double in exponent form
-        String aged = OperatorJson.write(new org.ingestquarantine.operator.CoverageRow("s", null, null, null, null, 0, 0, 0, 0, 0, 0, null, null,
-                Duration.ofSeconds(34_560_041, 820_295_957)));
+        String aged = OperatorJson.write(new org.ingestquarantine.operator.CoverageRow("s", null, null, null, null, 0, 0, 0, 0, 0, 0, null, null, null,
+                Duration.ofSeconds(34_560_041, 820_295_957), null));
         assertThat(aged).contains("\"oldest_open_age\":\"PT9600H41S\",\"oldest_open_age_seconds\":34560041")
                 .doesNotContain("E7");
         assertThat(OperatorJson.write(java.util.Map.of("older_than", Duration.ofMillis(1500)))).isEqualTo(
                 "{\"older_than\":\"PT1S\"}");
-        assertThat(OperatorJson.write(new org.ingestquarantine.operator.CoverageRow("s", null, null, null, null, 0, 0, 0, 0, 0, 0, null, null,
-                Duration.ofHours(1)))).contains("\"oldest_open_age\":\"PT1H\",\"oldest_open_age_seconds\":3600");
-        assertThat(OperatorJson.write(new org.ingestquarantine.operator.CoverageRow("s", null, null, null, null, 0, 0, 0, 0, 0, 0, null, null,
-                null))).contains("\"oldest_open_age\":null,\"oldest_open_age_seconds\":null");
+        assertThat(OperatorJson.write(new org.ingestquarantine.operator.CoverageRow("s", null, null, null, null, 0, 0, 0, 0, 0, 0, null, null, null,
+                Duration.ofHours(1), null))).contains("\"oldest_open_age\":\"PT1H\",\"oldest_open_age_seconds\":3600");
+        assertThat(OperatorJson.write(new org.ingestquarantine.operator.CoverageRow("s", null, null, null, null, 0, 0, 0, 0, 0, 0, null, null, null,
+                null, null))).contains("\"oldest_open_age\":null,\"oldest_open_age_seconds\":null");
     }
 
     @Test
