@@ -21,6 +21,9 @@ public record BrokerBackstop(int deliveries, String described) {
      */
     public void checkBelow(RedeliveryPolicies policies) {
         for (ErrorClass c : ErrorClass.values()) {
+            if (!c.chargedToDocument()) {
+                continue; // pipeline_fault has no budget: never quarantined, never charged
+            }
             int retries = policies.forClass(c).retries();
             long classDeliveries = retries + 1L;
             if (classDeliveries >= deliveries) {
