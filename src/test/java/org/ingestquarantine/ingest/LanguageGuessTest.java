@@ -7,8 +7,10 @@ import java.util.List;
 import org.ingestquarantine.parse.InProcessPdfParser;
 import org.ingestquarantine.parse.ParsedDocument;
 import org.ingestquarantine.pipeline.Settings;
+import org.ingestquarantine.testsupport.LanguageFilter;
 import org.ingestquarantine.testsupport.ShippedProperties;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The shipped language guess ({@code language-guess.*} in application.properties) names the language of the sample
@@ -17,15 +19,17 @@ import org.junit.jupiter.api.Test;
  */
 class LanguageGuessTest {
 
+    @TempDir
+    Path folder;
+
     private final LanguageGuess guess = LanguageGuess.configured(new Settings(ShippedProperties.lookup()));
 
-    /** German, Spanish and French sentences in ASCII (Helvetica's WinAnsi would do, ASCII keeps the tests plain). */
-    public static final List<String> GERMAN = List.of(
-            "Der Bericht der Gemeinde ist noch nicht fertig und wird erst in der naechsten Woche erscheinen.",
-            "Die Faehre faehrt am Dienstag nicht, weil das Wasser zu niedrig ist und der Hafen geschlossen bleibt.");
-    public static final List<String> SPANISH = List.of(
-            "El informe de la comision no esta terminado y se publica la semana que viene.",
-            "Los horarios del transbordador cambian en primavera por las obras del puerto.");
+    @Test
+    void shouldGuessEachGeneratedPdfsLanguage() throws Exception {
+        LanguageFilter.writeNonEnglish(folder);
+        assertThat(guess.guess(parsed(folder.resolve("de.pdf")))).isEqualTo("de");
+        assertThat(guess.guess(parsed(folder.resolve("es.pdf")))).isEqualTo("es");
+    }
 
     @Test
     void shouldGuessEnglishForEachTextSample() throws Exception {
@@ -36,8 +40,10 @@ class LanguageGuessTest {
 
     @Test
     void shouldGuessGermanSpanishAndFrench() {
-        assertThat(guess.guess(pages(GERMAN))).isEqualTo("de");
-        assertThat(guess.guess(pages(SPANISH))).isEqualTo("es");
+        assertThat(guess.guess(pages(List.of("Die Faehre faehrt am Dienstag nicht, weil das Wasser zu niedrig ist."))))
+                .isEqualTo("de");
+        assertThat(guess.guess(pages(List.of("El informe de la comision no esta terminado y se publica la semana que viene."))))
+                .isEqualTo("es");
         assertThat(guess.guess(pages(List.of("Le rapport de la commune est pret et nous le publions dans la semaine."))))
                 .isEqualTo("fr");
     }
