@@ -59,6 +59,7 @@ import org.ingestquarantine.ingest.FolderConnector;
 import org.ingestquarantine.ingest.HttpConnector;
 import org.ingestquarantine.ingest.HttpTimeouts;
 import org.ingestquarantine.ingest.IndexStage;
+import org.ingestquarantine.ingest.LanguageGuess;
 import org.ingestquarantine.ingest.MessageReader;
 import org.ingestquarantine.ingest.MiniLmEmbedder;
 import org.ingestquarantine.ingest.ParseStage;
@@ -273,6 +274,7 @@ public final class AppConfiguration implements CamelConfiguration {
         registry.bind("fetcher", new Fetcher(preflight, dataDir.resolve("work"), maxBytes));
         registry.bind("parseStage", new ParseStage(parser));
         registry.bind("chunkStage", new ChunkStage(chunker));
+        registry.bind("languageGuess", LanguageGuess.configured(settings)); // for a route author's language filter
         registry.bind("embedder", embedder);
         registry.bind("localModel", tokenizer); // with embed.provider=openai its weights stay unloaded
         registry.bind("embedStage", new EmbedStage(embedder));

@@ -175,6 +175,9 @@ final class ScenarioCheck {
                 quarantined.put(c.code(), (int) n);
             }
         }
+        Map<String, Integer> skipped = new TreeMap<>();
+        jdbc.query("SELECT reason, count(*) FROM skipped_documents WHERE source = ? GROUP BY reason",
+                rs -> Map.entry(rs.getString(1), rs.getInt(2)), source).forEach(e -> skipped.put(e.getKey(), e.getValue()));
         String name = "summary counts = database counts";
         if (indexed != summary.indexed()) {
             return new Verdict(name, false, "indexed " + summary.indexed() + ", database " + indexed);
@@ -182,7 +185,11 @@ final class ScenarioCheck {
         if (!quarantined.equals(summary.quarantined())) {
             return new Verdict(name, false, "quarantined " + summary.quarantined() + ", database " + quarantined);
         }
-        return new Verdict(name, true, "indexed " + indexed + ", quarantined " + quarantined);
+        if (!skipped.equals(summary.skipped())) {
+            return new Verdict(name, false, "skipped " + summary.skipped() + ", database " + skipped);
+        }
+        return new Verdict(name, true, "indexed " + indexed + ", quarantined " + quarantined
+                + (skipped.isEmpty() ? "" : ", skipped " + skipped));
     }
 
     private static List<Path> listFiles(Path root) throws IOException {

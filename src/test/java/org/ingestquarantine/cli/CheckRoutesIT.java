@@ -35,13 +35,18 @@ class CheckRoutesIT {
 
     /** @return {@code check-routes --routes <routes>} run in this JVM on the shipped samples */
     static Run checkRoutes(Path routes, String... more) {
+        return checkRoutesOn(routes, Path.of("samples/pdfs").toAbsolutePath(), more);
+    }
+
+    /** @return {@code check-routes --routes <routes> --samples <samples>} run in this JVM */
+    static Run checkRoutesOn(Path routes, Path samples, String... more) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         CommandLine cli = IngestQuarantineCli.commandLine();
         cli.setOut(new PrintWriter(out, true));
         cli.setErr(new PrintWriter(err, true));
         List<String> args = new java.util.ArrayList<>(List.of("check-routes", "--routes", routes.toString(),
-                "--samples", Path.of("samples/pdfs").toAbsolutePath().toString()));
+                "--samples", samples.toString()));
         args.addAll(List.of(more));
         int code = cli.execute(args.toArray(String[]::new));
         return new Run(code, out.toString(), err.toString());
@@ -113,9 +118,14 @@ class CheckRoutesIT {
 
     /** Not a test of its own: the example tests' shared run, a routes copy with {@code overrides} as system properties. */
     static Run checkRoutesWith(Path routes, Map<String, String> systemProperties) {
+        return checkRoutesWith(routes, Path.of("samples/pdfs").toAbsolutePath(), systemProperties);
+    }
+
+    /** Not a test of its own: {@link #checkRoutesWith(Path, Map)} on a samples folder of the test's own. */
+    static Run checkRoutesWith(Path routes, Path samples, Map<String, String> systemProperties) {
         systemProperties.forEach(System::setProperty);
         try {
-            return checkRoutes(routes);
+            return checkRoutesOn(routes, samples);
         } finally {
             systemProperties.keySet().forEach(System::clearProperty);
         }

@@ -9,6 +9,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import org.ingestquarantine.testsupport.FreePort;
+import org.ingestquarantine.testsupport.LanguageFilter;
 import org.ingestquarantine.testsupport.RoutesCopy;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -64,5 +66,31 @@ class RouteExamplesIT {
         assertThat(lines).as("one line per quarantined sample").hasSize(7)
                 .allSatisfy(l -> assertThat(l.split("\t")).hasSize(4).startsWith("check-routes"))
                 .anySatisfy(l -> assertThat(l).endsWith("\tambiguous_parse\tparse_error"));
+    }
+
+    @Test
+    void shouldSkipDocumentsOutsideTheAcceptedLanguagesAsTheirOwnStage() throws Exception {
+        Path samples = LanguageFilter.samples(temp.resolve("samples"));
+        RoutesCopy copy = LanguageFilter.editedRoutes(temp);
+        CheckRoutesIT.Run run = CheckRoutesIT.checkRoutesWith(copy.folder().toAbsolutePath(), samples, Map.of());
+        assertThat(run.exitCode()).as("%s", run).isZero();
+        assertThat(run.out()).as("%s", run).contains("PASS every message one outcome: 15 messages", "PASS no open attempt",
+                "PASS summary counts = database counts: indexed 6,", ", skipped {language=2}");
+    }
+
+    @Test
+    void shouldRunTheHttpIntakeOnCamelsServerAndNameItWhileTheServerIsOff() throws Exception {
+        RoutesCopy copy = RoutesCopy.of(temp).add("http-intake.camel.yaml",
+                Files.readString(EXAMPLES.resolve("http-intake/http-intake.camel.yaml")));
+        Path intake = copy.folder().resolve("http-intake.camel.yaml").toAbsolutePath();
+        CheckRoutesIT.Run off = CheckRoutesIT.checkRoutes(copy.folder().toAbsolutePath());
+        assertThat(off.exitCode()).as("%s", off).isEqualTo(1);
+        assertThat(off.out()).as("%s", off).contains(intake + ":" + CheckRoutesIT.lineOf(intake, "platform-http:")
+                + ": endpoint platform-http:/intake", "needs Camel's HTTP server: set camel.server.enabled=true");
+        CheckRoutesIT.Run on = CheckRoutesIT.checkRoutesWith(copy.folder().toAbsolutePath(),
+                Map.of("camel.server.enabled", "true", "camel.server.port", Integer.toString(FreePort.find())));
+        assertThat(on.exitCode()).as("%s", on).isZero();
+        assertThat(on.out()).as("%s", on).contains("PASS routes start", "PASS every message one outcome: 13 messages",
+                "PASS summary counts = database counts: indexed 6,").doesNotContain("FAIL");
     }
 }

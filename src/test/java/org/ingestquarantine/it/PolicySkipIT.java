@@ -9,20 +9,13 @@ import java.io.StringWriter;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
 import javax.sql.DataSource;
 import org.ingestquarantine.broker.sqs.EmbeddedSqsServer;
 import org.ingestquarantine.broker.sqs.SqsQueues;
 import org.ingestquarantine.cli.IngestQuarantineCli;
-import org.ingestquarantine.db.Database;
-import org.ingestquarantine.db.EmbeddedPostgresService;
-import org.ingestquarantine.testsupport.ConsumerProcess;
 import org.ingestquarantine.testsupport.FreePort;
+import org.ingestquarantine.testsupport.IngestRun;
 import org.ingestquarantine.testsupport.LongPdf;
-import org.ingestquarantine.testsupport.RoutesCopy;
 import org.ingestquarantine.testsupport.SkipByPageCount;
 import org.ingestquarantine.testsupport.SqlCount;
 import org.junit.jupiter.api.Test;
@@ -51,39 +44,21 @@ class PolicySkipIT {
         Files.copy(Path.of("samples", "pdfs", "01-text-one-page.pdf"), folder.resolve("small.pdf"));
         Files.copy(Path.of("samples", "pdfs", "01-text-one-page.pdf"), folder.resolve("stopped.pdf"));
         LongPdf.write(folder.resolve("long.pdf"), 8);
-        RoutesCopy routes = SkipByPageCount.editedRoutes(tmp);
         Path data = tmp.resolve("data");
-        Path log = ConsumerProcess.freshLog("policy-skip-ingest.log");
-        Map<String, String> p = new HashMap<>();
-        p.put("db.port", Integer.toString(FreePort.find()));
-        p.put("sqs.port", Integer.toString(FreePort.find()));
-        p.put("parse.pool-size", "1");
-        p.put("iq.routes-dir", routes.folder().toAbsolutePath().toString());
-        p.put("iq.broker-configs-dir", Path.of("broker-configs").toAbsolutePath().toString());
-        int exit;
-        try (ConsumerProcess ingest = ConsumerProcess.command(List.of("ingest", folder.toString(), "--source", "docs",
-                "--json", "--data-dir", data.toString()), p, Map.of(), log)) {
-            exit = ingest.awaitExit(Duration.ofMinutes(5));
-        }
-        String output = Files.readString(log);
-        assertThat(exit).as("exit code with an abandoned delivery; output:%n%s", output).isEqualTo(3);
+        IngestRun run = IngestRun.of(SkipByPageCount.editedRoutes(tmp), folder, "docs", data, "policy-skip-ingest.log");
+        String output = run.output();
+        assertThat(run.exitCode()).as("exit code with an abandoned delivery; output:%n%s", output).isEqualTo(3);
         assertThat(output).contains("WARN  AbandonedDelivery - docs/stopped.pdf abandoned: the delivery ended in stage fetch");
-        JsonNode summary = new ObjectMapper().readTree(output.lines().filter(l -> l.startsWith("{")).reduce((a, b) -> b)
-                .orElseThrow());
+        JsonNode summary = run.summary();
         assertThat(summary.get("documents").asInt()).isEqualTo(3);
         assertThat(summary.get("indexed").asInt()).isEqualTo(1);
         assertThat(summary.at("/skipped/over-max-pages").asInt()).as("summary %s", summary).isEqualTo(1);
         assertThat(summary.get("abandoned")).hasSize(1).first().extracting(JsonNode::asText).isEqualTo("stopped.pdf");
         assertThat(summary.get("unsettled")).isEmpty();
 
-        try (EmbeddedPostgresService saved = EmbeddedPostgresService.start(data.resolve("postgres"), 0);
-             Database db = Database.open(saved.jdbcUrl(), saved.user(), saved.password())) {
+        try (IngestRun.SavedDatabase db = run.database()) {
             DataSource ds = db.dataSource();
-            assertThat(SqlCount.of(ds, "SELECT count(*) FROM attempt_journal WHERE closed_at IS NULL"))
-                    .as("attempts left open").isZero();
-            assertThat(SqlCount.of(ds, "SELECT count(*) FROM attempt_journal")).as("one attempt per message").isEqualTo(3);
-            assertThat(SqlCount.of(ds, "SELECT count(*) FROM attempt_journal WHERE outcome = 'indexed'"))
-                    .isEqualTo(summary.get("indexed").asLong());
+            db.assertOneClosedAttemptPerMessage(summary);
             assertThat(SqlCount.of(ds, "SELECT count(*) FROM attempt_journal WHERE doc_id = 'long.pdf'"
                     + " AND outcome = 'skipped_by_policy' AND stage = 'parse'")).isEqualTo(1);
             assertThat(SqlCount.of(ds, "SELECT count(*) FROM attempt_journal WHERE doc_id = 'stopped.pdf'"
