@@ -33,7 +33,7 @@ class StoreGaugesTest extends PostgresTestBase {
         jdbc = new Jdbc(dataSource());
         // polled by hand below: the first scheduled read runs at once, the next one an hour later
         gauges = StoreGauges.start(jdbc, SourceTags.of(List.of("contracts")), registry,
-                new StoreGauges.Windows(Duration.ofHours(1), Duration.ofDays(1), Duration.ofDays(90)), SkippedCoverage.EXCLUDED,
+                new StoreGauges.Windows(Duration.ofHours(1), Duration.ofDays(1), Duration.ofDays(90)), java.util.Map::of,
                 Clock.systemUTC());
     }
 
