@@ -26,7 +26,7 @@ public final class OperatorLabels {
      * @throws BadOperatorInputException if it is blank, longer than {@value #MAX_CHARS} characters, or holds a
      *     control character (a tab, a newline, a NUL...)
      */
-    static void require(String value, String option) {
+    public static void require(String value, String option) {
         if (value == null || value.isBlank()) {
             throw new BadOperatorInputException(option + " is required and must not be blank");
         }

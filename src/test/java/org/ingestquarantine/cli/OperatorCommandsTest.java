@@ -343,6 +343,98 @@ class OperatorCommandsTest extends PostgresTestBase {
                 .containsPattern("invoices\\s+3\\s+3\\s+0\\s+0\\s+0\\s+0\\s+3\\s+0");
     }
 
+    /**
+     * One team's owner never lands on another source's records: a cohort spanning two sources is refused without
+     * --source (exit 2, both named, nothing changed), and --source narrows dispose to exactly that source.
+     */
+    @Test
+    void shouldRefuseOneOwnerForACohortOfSeveralSourcesAndDisposeOneSourceWithSource() throws Exception {
+        notPdfInContracts();
+        String before = checksum();
+
+        Result refused = run("dispose", "--fingerprint", "fp-not-pdf", "--unindexable", "--reason", "vendor_format",
+                "--owner", "billing", "--data-dir", data.toString());
+
+        assertThat(refused.code).as(refused.err).isEqualTo(2);
+        assertThat(refused.out).isEmpty();
+        assertThat(refused.err.strip()).doesNotContain("\n").startsWith("dispose: fingerprint fp-not-pdf has open records"
+                + " in 2 sources (contracts, invoices)").contains("add --source S");
+        assertThat(checksum()).as("nothing changed").isEqualTo(before);
+
+        Result one = run("dispose", "--fingerprint", "fp-not-pdf", "--source", "invoices", "--unindexable", "--reason",
+                "vendor_format", "--owner", "billing", "--json", "--data-dir", data.toString());
+
+        assertThat(one.code).as(one.err).isZero();
+        assertThat(JSON.readTree(one.out).get("unindexable").asInt()).isEqualTo(3);
+        try (Connection c = dataSource().getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT source, disposition, owner, count(*) FROM quarantine"
+                     + " WHERE error_fingerprint = 'fp-not-pdf' GROUP BY 1, 2, 3 ORDER BY 1")) {
+            List<String> groups = new ArrayList<>();
+            while (rs.next()) {
+                groups.add(rs.getString(1) + " " + rs.getString(2) + " " + rs.getString(3) + " " + rs.getLong(4));
+            }
+            assertThat(groups).containsExactly("contracts open legal-ops 2", "invoices unindexable billing 3");
+        }
+        assertThat(run("dispose", "--fingerprint", "fp-not-pdf", "--source", "nosuch", "--unindexable", "--reason",
+                "x", "--owner", "t", "--data-dir", data.toString()).err).startsWith("dispose: unknown source 'nosuch'");
+    }
+
+    /** dispose --dry-run and drain --dry-run print the selection per source and change no row of any table. */
+    @Test
+    void shouldPrintTheSelectionOfADryRunAndChangeNothing() throws Exception {
+        notPdfInContracts();
+        String before = checksum();
+
+        Result dispose = run("dispose", "--dry-run", "--fingerprint", "fp-not-pdf", "--unindexable", "--reason",
+                "vendor_format", "--owner", "billing", "--data-dir", data.toString());
+        JsonNode disposeJson = JSON.readTree(run("dispose", "--dry-run", "--json", "--fingerprint", "fp-not-pdf",
+                "--source", "contracts", "--unindexable", "--reason", "vendor_format", "--owner", "billing",
+                "--data-dir", data.toString()).out);
+        Result drain = run("drain", "--dry-run", "--fingerprint", "fp-not-pdf", "--limit", "4", "--rate", "2",
+                "--data-dir", data.toString());
+        JsonNode drainJson = JSON.readTree(run("drain", "--dry-run", "--json", "--fingerprint", "fp-not-pdf",
+                "--source", "invoices", "--limit", "10", "--rate", "2", "--data-dir", data.toString()).out);
+
+        assertThat(checksum()).as("every table byte for byte as before").isEqualTo(before);
+        assertThat(dispose.code).as(dispose.err).isZero();
+        assertThat(dispose.out).startsWith("dry run: nothing changed; dispose would move nothing (the cohort spans 2"
+                + " sources").containsPattern("contracts\\s+2").containsPattern("invoices\\s+3");
+        assertThat(disposeJson.get("records").asInt()).isEqualTo(2);
+        assertThat(disposeJson.get("records_by_source").toString()).isEqualTo("{\"contracts\":2}");
+        assertThat(disposeJson.get("refused").asBoolean()).isFalse();
+        assertThat(drain.code).as(drain.err).isZero();
+        // the oldest 4 of 5 (the invoices were recorded first); 8 requests 0.625 s apart (1 s / 2, 25% headroom)
+        assertThat(drain.out).startsWith("dry run: nothing changed; drain would select 4 of 5 open records")
+                .contains("about 8 source requests, 5s at 2.0/s (the whole cohort: 6.3s)")
+                .containsPattern("contracts\\s+1").containsPattern("invoices\\s+3");
+        assertThat(drainJson.get("cohort_documents").asInt()).isEqualTo(3);
+        assertThat(drainJson.get("dlq_ids")).hasSize(3);
+        assertThat(drainJson.get("selected_by_source").toString()).isEqualTo("{\"invoices\":3}");
+    }
+
+    /** Two open records of fp-not-pdf in contracts, recorded after the three invoices. */
+    private void notPdfInContracts() {
+        for (int i = 0; i < 2; i++) {
+            store.record(FailureEvidence.builder("contracts", "c-" + i).errorClass(ErrorClass.PERMANENT_INPUT)
+                    .errorFingerprint("fp-not-pdf").reasonCode("not_pdf").parserVersion(ParserVersion.CURRENT).build());
+        }
+    }
+
+    /** @return row counts and an md5 of every row of every table a dispose or a drain could write */
+    private static String checksum() throws Exception {
+        StringBuilder b = new StringBuilder();
+        for (String table : new String[] {"quarantine", "quarantine_attempt", "quarantine_summary", "source_summary",
+                "drain_runs", "drain_run_items", "attempt_journal", "documents", "chunks", "source_request_buckets"}) {
+            try (Connection c = dataSource().getConnection(); Statement s = c.createStatement();
+                 ResultSet rs = s.executeQuery("SELECT count(*), md5(coalesce(string_agg(t::text, '|' ORDER BY t::text),"
+                         + " '')) FROM " + table + " t")) {
+                rs.next();
+                b.append(table).append(' ').append(rs.getLong(1)).append(' ').append(rs.getString(2)).append('\n');
+            }
+        }
+        return b.toString();
+    }
+
     /** An owner too long for the store's summary key, or with control characters, is bad input, not an outage. */
     @Test
     void shouldRefuseAnOverlongOrUnprintableOwnerAsBadInput() throws Exception {
