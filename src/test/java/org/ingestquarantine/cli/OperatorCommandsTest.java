@@ -412,6 +412,57 @@ class OperatorCommandsTest extends PostgresTestBase {
         assertThat(drainJson.get("selected_by_source").toString()).isEqualTo("{\"invoices\":3}");
     }
 
+    /** records lists a fingerprint's records of every disposition, narrowed by --source and cut by --limit. */
+    @Test
+    void shouldListTheRecordsOfAFingerprint() throws Exception {
+        notPdfInContracts();
+        assertThat(run("dispose", "--fingerprint", "fp-not-pdf", "--source", "contracts", "--unindexable", "--reason",
+                "vendor_format", "--owner", "legal-ops", "--data-dir", data.toString()).code).isZero();
+
+        Result all = run("records", "--fingerprint", "fp-not-pdf", "--data-dir", data.toString());
+        JsonNode contracts = JSON.readTree(run("records", "--json", "--fingerprint", "fp-not-pdf", "--source",
+                "contracts", "--limit", "1", "--data-dir", data.toString()).out);
+
+        assertThat(all.code).as(all.err).isZero();
+        assertThat(all.out).contains("record", "doc_id", "disposition", "owner")
+                .containsPattern("invoices\\s+inv-0\\s+permanent_input\\s+not_pdf\\s+1\\s+\\S+\\s+\\S+\\s+open")
+                .containsPattern("contracts\\s+c-1\\s+permanent_input\\s+vendor_format\\s+1\\s+\\S+\\s+\\S+\\s+unindexable"
+                        + "\\s+legal-ops").endsWith("5 records of fingerprint fp-not-pdf" + System.lineSeparator());
+        assertThat(contracts.get("total").asInt()).isEqualTo(2);
+        assertThat(contracts.get("cut").asInt()).isEqualTo(1);
+        assertThat(contracts.at("/records/0/doc_id").asText()).isEqualTo("c-0");
+        assertThat(contracts.at("/records/0/dlq_id").asText()).hasSize(26);
+        assertThat(run("records", "--fingerprint", "fp-not-pdf", "--source", "nosuch", "--data-dir",
+                data.toString()).code).isEqualTo(2);
+    }
+
+    /** attempts shows the journal rows of the record's (source, doc_id) only, oldest first, open ones marked. */
+    @Test
+    void shouldShowTheAttemptJournalOfARecord() throws Exception {
+        try (Connection c = dataSource().getConnection(); Statement s = c.createStatement()) {
+            s.executeUpdate("INSERT INTO attempt_journal (delivery_key, source, doc_id, delivery_count, started_at, stage,"
+                    + " closed_at, outcome) VALUES"
+                    + " ('q/m-1', 'invoices', 'inv-1', 1, '2026-11-01T10:00:00Z', 'parse', '2026-11-01T10:00:02Z', 'released'),"
+                    + " ('q/m-1', 'invoices', 'inv-1', 2, '2026-11-01T10:05:00Z', 'fetch', NULL, NULL),"
+                    + " ('q/m-2', 'invoices', 'inv-2', 1, '2026-11-01T10:00:00Z', 'parse', '2026-11-01T10:00:01Z', 'quarantined')");
+        }
+
+        Result r = run("attempts", "invoices/inv-1", "--data-dir", data.toString());
+        JsonNode json = JSON.readTree(run("attempts", "--json", "invoices/inv-1", "--data-dir", data.toString()).out);
+
+        assertThat(r.code).as(r.err).isZero();
+        assertThat(r.out).contains("(invoices/inv-1): 2 journal rows")
+                .containsPattern("1\\s+q/m-1\\s+2026-11-01T10:00:00Z\\s+parse\\s+2026-11-01T10:00:02Z\\s+released")
+                .containsPattern("2\\s+q/m-1\\s+2026-11-01T10:05:00Z\\s+fetch\\s+- \\(not closed\\)")
+                .doesNotContain("q/m-2");
+        assertThat(json.get("deliveries")).hasSize(2);
+        assertThat(json.at("/deliveries/0/delivery_count").asInt()).isEqualTo(1);
+        assertThat(json.at("/deliveries/1/outcome").isNull()).isTrue();
+        Result unknown = run("attempts", "invoices/none", "--data-dir", data.toString());
+        assertThat(unknown.code).isEqualTo(2);
+        assertThat(unknown.err).startsWith("attempts: no quarantine record invoices/none");
+    }
+
     /** Two open records of fp-not-pdf in contracts, recorded after the three invoices. */
     private void notPdfInContracts() {
         for (int i = 0; i < 2; i++) {
@@ -501,7 +552,8 @@ class OperatorCommandsTest extends PostgresTestBase {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"stats", "cohorts", "coverage", "show", "overdue", "reproduce", "drain", "dispose",
+    @ValueSource(strings = {"stats", "cohorts", "coverage", "show", "overdue", "reproduce", "drain", "dispose", "records",
+            "attempts",
             "expire-payloads", "erase", "prune-journal", "serve"})
     void shouldExplainEveryCommandWithHelp(String command) {
         Result r = run(command, "--help");
