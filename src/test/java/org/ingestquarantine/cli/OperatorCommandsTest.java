@@ -463,6 +463,47 @@ class OperatorCommandsTest extends PostgresTestBase {
         assertThat(unknown.err).startsWith("attempts: no quarantine record invoices/none");
     }
 
+    /**
+     * sources sync-owners gives open records their source's configured owner, counted per source; a record an
+     * operator disposed with --owner keeps it; a second run changes nothing.
+     */
+    @Test
+    void shouldGiveOpenRecordsTheOwnerConfiguredLater() throws Exception {
+        notPdfInContracts();
+        store.record(FailureEvidence.builder("contracts", "d-0").errorClass(ErrorClass.PERMANENT_INPUT)
+                .errorFingerprint("fp-vendor").reasonCode("not_pdf").parserVersion(ParserVersion.CURRENT).build());
+        assertThat(run("dispose", "--fingerprint", "fp-vendor", "--unindexable", "--reason", "vendor_format", "--owner",
+                "vendor-desk", "--data-dir", data.toString()).code).isZero();
+        try (Connection c = dataSource().getConnection(); Statement s = c.createStatement()) {
+            s.executeUpdate("UPDATE quarantine SET owner = 'old-team' WHERE source = 'contracts' AND doc_id = 'c-0'");
+        }
+        System.setProperty("sources.invoices.owner", "billing");
+        try {
+            Result r = run("sources", "sync-owners", "--data-dir", data.toString());
+            JsonNode again = JSON.readTree(run("sources", "sync-owners", "--json", "--data-dir", data.toString()).out);
+
+            assertThat(r.code).as(r.err).isZero();
+            assertThat(r.out).contains("contracts\tlegal-ops\t1", "invoices\tbilling\t3")
+                    .contains("4 open records given their source's configured owner (2 sources with an owner configured)");
+            assertThat(again.get("changed").toString()).isEqualTo("{\"contracts\":0,\"invoices\":0}");
+            try (Connection c = dataSource().getConnection(); Statement s = c.createStatement();
+                 ResultSet rs = s.executeQuery("SELECT source, disposition, owner, count(*) FROM quarantine"
+                         + " GROUP BY 1, 2, 3 ORDER BY 1, 2")) {
+                List<String> groups = new ArrayList<>();
+                while (rs.next()) {
+                    groups.add(rs.getString(1) + " " + rs.getString(2) + " " + rs.getString(3) + " " + rs.getLong(4));
+                }
+                assertThat(groups).containsExactly("contracts open legal-ops 3", "contracts unindexable vendor-desk 1",
+                        "invoices open billing 3");
+            }
+            assertThat(JSON.readTree(run("overdue", "--json", "--older-than", "0s", "--data-dir", data.toString()).out)
+                    .at("/owners").toString()).as("the summaries follow").contains("\"billing\"")
+                    .doesNotContain("old-team").doesNotContain(org.ingestquarantine.operator.OperatorService.UNOWNED);
+        } finally {
+            System.clearProperty("sources.invoices.owner");
+        }
+    }
+
     /** Two open records of fp-not-pdf in contracts, recorded after the three invoices. */
     private void notPdfInContracts() {
         for (int i = 0; i < 2; i++) {
