@@ -4,24 +4,14 @@ import java.io.PrintWriter;
 import org.ingestquarantine.app.OperatorRuntime;
 import org.ingestquarantine.operator.JournalRow;
 import org.ingestquarantine.operator.RecordJournal;
-import org.ingestquarantine.operator.RecordRef;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Parameters;
 
 /** {@code attempts RECORD}: the attempt journal's rows of a record's document. */
 @Command(name = "attempts", mixinStandardHelpOptions = true,
         description = {"The attempt journal of a record's (source, doc_id): every delivery of its message, oldest"
                 + " first, with its delivery count, start, last stage, end and outcome. An attempt never closed is"
                 + " running or was a death. Rows closed before prune-journal's age are gone. Reads only."})
-final class AttemptsCommand extends OperatorCommand {
-
-    @Parameters(index = "0", paramLabel = "RECORD", description = "A dlq_id, or source/doc_id as in the logs.")
-    String ref;
-
-    @Override
-    void validate() {
-        RecordRef.parse(ref);
-    }
+final class AttemptsCommand extends RecordCommand {
 
     @Override
     int execute(OperatorRuntime runtime, PrintWriter out) {

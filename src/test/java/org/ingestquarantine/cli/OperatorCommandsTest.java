@@ -366,15 +366,8 @@ class OperatorCommandsTest extends PostgresTestBase {
 
         assertThat(one.code).as(one.err).isZero();
         assertThat(JSON.readTree(one.out).get("unindexable").asInt()).isEqualTo(3);
-        try (Connection c = dataSource().getConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT source, disposition, owner, count(*) FROM quarantine"
-                     + " WHERE error_fingerprint = 'fp-not-pdf' GROUP BY 1, 2, 3 ORDER BY 1")) {
-            List<String> groups = new ArrayList<>();
-            while (rs.next()) {
-                groups.add(rs.getString(1) + " " + rs.getString(2) + " " + rs.getString(3) + " " + rs.getLong(4));
-            }
-            assertThat(groups).containsExactly("contracts open legal-ops 2", "invoices unindexable billing 3");
-        }
+        assertThat(ownerGroups("WHERE error_fingerprint = 'fp-not-pdf'"))
+                .containsExactly("contracts open legal-ops 2", "invoices unindexable billing 3");
         assertThat(run("dispose", "--fingerprint", "fp-not-pdf", "--source", "nosuch", "--unindexable", "--reason",
                 "x", "--owner", "t", "--data-dir", data.toString()).err).startsWith("dispose: unknown source 'nosuch'");
     }
@@ -486,21 +479,26 @@ class OperatorCommandsTest extends PostgresTestBase {
             assertThat(r.out).contains("contracts\tlegal-ops\t1", "invoices\tbilling\t3")
                     .contains("4 open records given their source's configured owner (2 sources with an owner configured)");
             assertThat(again.get("changed").toString()).isEqualTo("{\"contracts\":0,\"invoices\":0}");
-            try (Connection c = dataSource().getConnection(); Statement s = c.createStatement();
-                 ResultSet rs = s.executeQuery("SELECT source, disposition, owner, count(*) FROM quarantine"
-                         + " GROUP BY 1, 2, 3 ORDER BY 1, 2")) {
-                List<String> groups = new ArrayList<>();
-                while (rs.next()) {
-                    groups.add(rs.getString(1) + " " + rs.getString(2) + " " + rs.getString(3) + " " + rs.getLong(4));
-                }
-                assertThat(groups).containsExactly("contracts open legal-ops 3", "contracts unindexable vendor-desk 1",
-                        "invoices open billing 3");
-            }
+            assertThat(ownerGroups("")).containsExactly("contracts open legal-ops 3",
+                    "contracts unindexable vendor-desk 1", "invoices open billing 3");
             assertThat(JSON.readTree(run("overdue", "--json", "--older-than", "0s", "--data-dir", data.toString()).out)
                     .at("/owners").toString()).as("the summaries follow").contains("\"billing\"")
                     .doesNotContain("old-team").doesNotContain(org.ingestquarantine.operator.OperatorService.UNOWNED);
         } finally {
             System.clearProperty("sources.invoices.owner");
+        }
+    }
+
+    /** @return "source disposition owner count" per group of the records the clause selects, sorted */
+    private static List<String> ownerGroups(String where) throws Exception {
+        try (Connection c = dataSource().getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT source, disposition, owner, count(*) FROM quarantine " + where
+                     + " GROUP BY 1, 2, 3 ORDER BY 1, 2")) {
+            List<String> groups = new ArrayList<>();
+            while (rs.next()) {
+                groups.add(rs.getString(1) + " " + rs.getString(2) + " " + rs.getString(3) + " " + rs.getLong(4));
+            }
+            return groups;
         }
     }
 
