@@ -269,6 +269,13 @@ public final class OperatorRuntime implements AutoCloseable {
         return configuredSources;
     }
 
+    /** @return each configured source's owner ({@code sources.<name>.owner}), sources without one left out */
+    public java.util.SortedMap<String, String> configuredOwners() {
+        java.util.SortedMap<String, String> owners = new java.util.TreeMap<>();
+        configuredSources.forEach(source -> ownerOf(source).ifPresent(owner -> owners.put(source, owner)));
+        return owners;
+    }
+
     /** @return the page's lists: a cohort's records, the unindexable register, the drain runs */
     public OperatorRegisters registers() {
         return new OperatorRegisters(database.dataSource());

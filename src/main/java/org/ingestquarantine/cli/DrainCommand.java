@@ -7,13 +7,15 @@ import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
 import me.tongfei.progressbar.ProgressBarStyle;
 import org.ingestquarantine.app.OperatorRuntime;
+import org.ingestquarantine.ingest.SourceRequestThrottle;
 import org.ingestquarantine.operator.Drain;
+import org.ingestquarantine.operator.DrainPlan;
 import org.ingestquarantine.operator.DrainReport;
 import org.ingestquarantine.parse.DocumentParser;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code drain --fingerprint F [--parser-version V] [--class C] --limit N --rate R}. */
+/** {@code drain --fingerprint F [--parser-version V] [--class C] [--source S] --limit N --rate R [--dry-run]}. */
 @Command(name = "drain", mixinStandardHelpOptions = true,
         description = {"Replays a cohort from its SOURCE (never the stored payload): the oldest N open records with the"
                 + " fingerprint, fixed when the run starts and recorded in drain_runs. HEAD 404/410 closes a record as"
@@ -22,7 +24,9 @@ import picocli.CommandLine.Option;
                 + " none); a failure records a new attempt and stays open.",
                 "At most R source requests (HEAD and GET) per second. Counts per outcome sum to the selection; a canary"
                         + " (N smaller than the cohort) also forecasts the whole cohort. Ctrl-C stops after the"
-                        + " document in hand: every record is closed with its outcome or open as before."},
+                        + " document in hand: every record is closed with its outcome or open as before.",
+                "--dry-run prints the selection (records per source, their ids) and how long it would take at R,"
+                        + " and changes nothing: no drain_runs row, no record touched."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:the run ended; counts per outcome printed",
                 "1:the database or the data folder could not be used",
@@ -43,6 +47,12 @@ final class DrainCommand extends OperatorCommand {
     @Option(names = "--class", paramLabel = "C", description = "Only records of this error class.")
     String errorClass;
 
+    @Option(names = "--source", paramLabel = "S", description = "Only records of this source.")
+    String source;
+
+    @Option(names = "--dry-run", description = "Print the selection and its forecast; change nothing.")
+    boolean dryRun;
+
     @Option(names = "--limit", required = true, paramLabel = "N", description = "Most records to replay (a canary: small).")
     int limit;
 
@@ -50,7 +60,8 @@ final class DrainCommand extends OperatorCommand {
     double rate;
 
     private Drain.Request request() {
-        return new Drain.Request(fingerprint, parserVersion, errorClass, limit, rate, System.getProperty("user.name"));
+        return new Drain.Request(fingerprint, parserVersion, errorClass, limit, rate, System.getProperty("user.name"),
+                source);
     }
 
     @Override
@@ -60,6 +71,13 @@ final class DrainCommand extends OperatorCommand {
 
     @Override
     int execute(OperatorRuntime runtime, PrintWriter out) throws Exception {
+        runtime.service().requireKnownSource(source);
+        if (dryRun) {
+            DrainPlan plan = DrainPlan.of(runtime.database().dataSource(), request(),
+                    runtime.settings().requiredNumber(SourceRequestThrottle.HEADROOM_PROPERTY));
+            print(out, plan, text(plan));
+            return 0;
+        }
         Thread worker = Thread.currentThread();
         installInterrupt(worker);
         boolean bar = !json && System.console() != null;
@@ -100,6 +118,26 @@ final class DrainCommand extends OperatorCommand {
         } catch (IllegalArgumentException | UnsupportedOperationException e) {
             // no SIGINT on this platform: Ctrl-C ends the JVM, each record stays closed or open as committed
         }
+    }
+
+    /** Record ids a dry run's text lists; {@code --json} lists every one. */
+    static final int DRY_RUN_IDS_SHOWN = 20;
+
+    /** @return a dry run as text: the selection per source, its first ids, the forecast */
+    String text(DrainPlan p) {
+        StringBuilder b = new StringBuilder();
+        b.append(String.format(Locale.ROOT, "dry run: nothing changed; drain would select %d of %d open records"
+                        + " (the oldest first), about %d source requests, %s at %s/s (the whole cohort: %s)%n",
+                p.dlqIds().size(), p.cohortDocuments(), p.sourceRequests(), age(p.duration()), rate,
+                age(p.cohortDuration())));
+        Table t = new Table("source", "selected");
+        p.selectedBySource().forEach(t::row);
+        b.append(t).append(System.lineSeparator());
+        p.dlqIds().stream().limit(DRY_RUN_IDS_SHOWN).forEach(id -> b.append("  ").append(id).append(System.lineSeparator()));
+        if (p.dlqIds().size() > DRY_RUN_IDS_SHOWN) {
+            b.append("  ... ").append(p.dlqIds().size() - DRY_RUN_IDS_SHOWN).append(" more (--json lists every one)");
+        }
+        return b.toString().stripTrailing();
     }
 
     /** @return the run's report as text: counts per outcome, why records were not attempted, a canary's forecast */

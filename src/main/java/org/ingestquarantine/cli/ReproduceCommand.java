@@ -2,12 +2,10 @@ package org.ingestquarantine.cli;
 
 import java.io.PrintWriter;
 import org.ingestquarantine.app.OperatorRuntime;
-import org.ingestquarantine.operator.RecordRef;
 import org.ingestquarantine.operator.Reproducer;
 import org.ingestquarantine.operator.Reproduction;
 import org.ingestquarantine.parse.DocumentParser;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Parameters;
 
 /** {@code reproduce <dlq_id | source/doc_id>}: parse the stored payload again with the running parser. */
 @Command(name = "reproduce", mixinStandardHelpOptions = true,
@@ -18,15 +16,7 @@ import picocli.CommandLine.Parameters;
                         + " valid document), empty payload (0 bytes at the source),"
                         + " no payload stored, payload expired, payload erased, payload missing. Exit 0 for any of"
                         + " these, 1 when the stored bytes do not match the record's sha256."})
-final class ReproduceCommand extends OperatorCommand {
-
-    @Parameters(index = "0", paramLabel = "RECORD", description = "A dlq_id, or source/doc_id as in the logs.")
-    String ref;
-
-    @Override
-    void validate() {
-        RecordRef.parse(ref);
-    }
+final class ReproduceCommand extends RecordCommand {
 
     @Override
     int execute(OperatorRuntime runtime, PrintWriter out) throws Exception {

@@ -3,24 +3,14 @@ package org.ingestquarantine.cli;
 import java.io.PrintWriter;
 import org.ingestquarantine.app.OperatorRuntime;
 import org.ingestquarantine.operator.RecordDetail;
-import org.ingestquarantine.operator.RecordRef;
 import org.ingestquarantine.operator.RecordView;
 import org.ingestquarantine.quarantine.QuarantineAttempt;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Parameters;
 
 /** {@code show <dlq_id | source/doc_id>}: the whole evidence record with its attempt history. */
 @Command(name = "show", mixinStandardHelpOptions = true,
         description = "The whole evidence record with its attempt history, versions, payload and trace locations.")
-final class ShowCommand extends OperatorCommand {
-
-    @Parameters(index = "0", paramLabel = "RECORD", description = "A dlq_id, or source/doc_id as in the logs.")
-    String ref;
-
-    @Override
-    void validate() {
-        RecordRef.parse(ref);
-    }
+final class ShowCommand extends RecordCommand {
 
     @Override
     int execute(OperatorRuntime runtime, PrintWriter out) {

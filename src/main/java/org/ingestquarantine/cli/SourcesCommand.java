@@ -17,7 +17,8 @@ import picocli.CommandLine.Parameters;
         description = {"A source's total (coverage's denominator) for sources fed through run: list it now, or state it.",
                 "Listing suits folder and S3 sources (sources.<name>.file-roots, .s3-allow); stating suits HTTP or"
                         + " producer-owned sources."},
-        subcommands = {SourcesCommand.Count.class, SourcesCommand.SetTotal.class, SourcesCommand.PurgeUnconfigured.class})
+        subcommands = {SourcesCommand.Count.class, SourcesCommand.SetTotal.class, SourcesCommand.PurgeUnconfigured.class,
+                SourcesCommand.SyncOwners.class})
 final class SourcesCommand {
 
     /** {@code sources count S}. */
@@ -101,6 +102,30 @@ final class SourcesCommand {
                             + org.ingestquarantine.pipeline.RecordKey.INVALID_MESSAGES_SOURCE + ")");
             print(out, java.util.Map.of("sources", found, "records", records, "moved", moved, "confirmed", confirm),
                     text.toString());
+            return 0;
+        }
+    }
+
+    /** {@code sources sync-owners}. */
+    @Command(name = "sync-owners", mixinStandardHelpOptions = true,
+            description = {"Gives every OPEN record of a source the owner configured now (sources.<name>.owner): the"
+                    + " write path names the owner when it creates a record, so an owner set later reaches the backlog"
+                    + " only through this. Prints how many records changed per source.",
+                    "Closed records keep their owner, among them those an operator disposed with --owner; a source"
+                            + " without a configured owner is left as it is."})
+    static final class SyncOwners extends OperatorCommand {
+
+        @Override
+        int execute(OperatorRuntime runtime, PrintWriter out) {
+            java.util.SortedMap<String, String> owners = runtime.configuredOwners();
+            java.util.SortedMap<String, Integer> changed =
+                    new org.ingestquarantine.operator.OwnerSync(runtime.database().dataSource()).sync(owners);
+            StringBuilder text = new StringBuilder();
+            changed.forEach((source, n) -> text.append(source).append('\t').append(owners.get(source)).append('\t')
+                    .append(n).append('\n'));
+            text.append(changed.values().stream().mapToInt(Integer::intValue).sum()).append(" open records given their"
+                    + " source's configured owner (").append(owners.size()).append(" sources with an owner configured)");
+            print(out, java.util.Map.of("changed", changed, "owners", owners), text.toString());
             return 0;
         }
     }

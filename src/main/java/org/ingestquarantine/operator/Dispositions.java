@@ -51,43 +51,107 @@ public final class Dispositions {
     }
 
     /**
+     * {@link #disposeUnindexable(String, String, String, String, String)} over every source of the cohort: refused
+     * when the cohort spans more than one source.
+     */
+    public int disposeUnindexable(String fingerprint, String parserVersion, String reasonCode, String owner) {
+        return disposeUnindexable(fingerprint, parserVersion, null, reasonCode, owner);
+    }
+
+    /**
      * Moves every OPEN record of a cohort to {@code unindexable} with a reason code and an owner. They stay
-     * in coverage's denominator, so coverage does not change.
+     * in coverage's denominator, so coverage does not change. An owner is a team of one source: a cohort that
+     * spans several sources is refused unless one is named, so one team is never made the owner of another's
+     * records.
      *
      * @param fingerprint the cohort's error fingerprint
      * @param parserVersion only records of this parser version, or null for every version
+     * @param source only records of this source, or null when the cohort has one source
      * @param reasonCode why they cannot be indexed, e.g. {@code vendor_format}; not blank
      * @param owner the team that owns the decision; not blank
      * @return records moved, at least 1
      * @throws BadOperatorInputException if reason or owner is blank, over {@link OperatorLabels#MAX_CHARS} characters
-     *     or holds a control character, or no open record has that fingerprint
-     *     (and parser version); nothing was changed
+     *     or holds a control character, no open record has that fingerprint (and parser version and source), or
+     *     no source is named and the cohort spans several (the message names them); nothing was changed
      */
-    public int disposeUnindexable(String fingerprint, String parserVersion, String reasonCode, String owner) {
-        requireText(fingerprint, OperatorField.FINGERPRINT);
+    public int disposeUnindexable(String fingerprint, String parserVersion, String source, String reasonCode,
+                                  String owner) {
         OperatorLabels.require(reasonCode, OperatorField.REASON);
         OperatorLabels.require(owner, OperatorField.OWNER);
+        java.util.SortedMap<String, Long> bySource = disposable(fingerprint, parserVersion, source);
+        if (source == null && bySource.size() > 1) {
+            throw new BadOperatorInputException(OperatorField.SOURCE, " is required: fingerprint "
+                    + RecordRef.bounded(fingerprint) + " has open records in " + bySource.size() + " sources ("
+                    + String.join(", ", bySource.keySet().stream().map(RecordRef::bounded).toList())
+                    + ") and the owner names one team; dispose one source's records at a time"); give the source"
+                    + " too, to dispose one source's records at a time");
+        }
+        // the sources just read, so a record of another source arriving meanwhile is not disposed
         String sql = "UPDATE quarantine SET disposition = 'unindexable', closed_at = ?, reason_code = ?, owner = ?"
-                + " WHERE disposition = 'open' AND error_fingerprint = ?"
+                + " WHERE disposition = 'open' AND error_fingerprint = ? AND source = ANY (?)"
                 + (parserVersion == null ? "" : " AND parser_version = ?");
         try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(sql)) {
             SqlTime.set(s, 1, now());
             s.setString(2, reasonCode.trim());
             s.setString(3, owner.trim());
             s.setString(4, fingerprint.trim());
+            s.setArray(5, c.createArrayOf("text", bySource.keySet().toArray()));
             if (parserVersion != null) {
-                s.setString(5, parserVersion.trim());
+                s.setString(6, parserVersion.trim());
             }
             int moved = s.executeUpdate();
             if (moved == 0) {
-                throw new BadOperatorInputException("no open record has fingerprint " + RecordRef.bounded(fingerprint)
-                        + (parserVersion == null ? "" : " with parser version " + RecordRef.bounded(parserVersion))
-                        + "; list cohorts with 'cohorts'");
+                throw noOpenRecord(fingerprint, parserVersion, source);
             }
             return moved;
         } catch (SQLException e) {
             throw failure("the cohort was not disposed", e);
         }
+    }
+
+    /**
+     * What {@link #disposeUnindexable(String, String, String, String, String)} would move now: reads only.
+     *
+     * @param fingerprint the cohort's error fingerprint
+     * @param parserVersion only records of this parser version, or null
+     * @param source only records of this source, or null
+     * @return open records per source, sorted by source; never empty
+     * @throws BadOperatorInputException if no open record matches
+     */
+    public java.util.SortedMap<String, Long> disposable(String fingerprint, String parserVersion, String source) {
+        requireText(fingerprint, "--fingerprint");
+        java.util.SortedMap<String, Long> bySource = new java.util.TreeMap<>();
+        String sql = "SELECT source, count(*) FROM quarantine WHERE disposition = 'open' AND error_fingerprint = ?"
+                + (parserVersion == null ? "" : " AND parser_version = ?")
+                + (source == null ? "" : " AND source = ?") + " GROUP BY source";
+        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(sql)) {
+            int i = 1;
+            s.setString(i++, fingerprint.trim());
+            if (parserVersion != null) {
+                s.setString(i++, parserVersion.trim());
+            }
+            if (source != null) {
+                s.setString(i, source.trim());
+            }
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    bySource.put(rs.getString(1), rs.getLong(2));
+                }
+            }
+        } catch (SQLException e) {
+            throw failure("the cohort could not be read", e);
+        }
+        if (bySource.isEmpty()) {
+            throw noOpenRecord(fingerprint, parserVersion, source);
+        }
+        return bySource;
+    }
+
+    private static BadOperatorInputException noOpenRecord(String fingerprint, String parserVersion, String source) {
+        return new BadOperatorInputException("no open record has fingerprint " + RecordRef.bounded(fingerprint)
+                + (parserVersion == null ? "" : " with parser version " + RecordRef.bounded(parserVersion))
+                + (source == null ? "" : " from source " + RecordRef.bounded(source))
+                + "; list cohorts with 'cohorts'");
     }
 
     /**

@@ -167,9 +167,16 @@ public final class Drain {
      * @param limit most records to select, at least 1 (a canary is a small limit)
      * @param ratePerSecond most source requests per second, positive
      * @param startedBy who runs it (user name), recorded in {@code drain_runs}
+     * @param source only records of this source, or null for every source
      */
     public record Request(String fingerprint, String parserVersion, String errorClass, int limit,
-                          double ratePerSecond, String startedBy) {
+                          double ratePerSecond, String startedBy, String source) {
+
+        /** A request over every source of the cohort. */
+        public Request(String fingerprint, String parserVersion, String errorClass, int limit, double ratePerSecond,
+                       String startedBy) {
+            this(fingerprint, parserVersion, errorClass, limit, ratePerSecond, startedBy, null);
+        }
 
         /** @throws BadOperatorInputException if a value cannot be right */
         public void check() {
@@ -427,16 +434,19 @@ public final class Drain {
     private record Selection(int cohortDocuments, List<String> dlqIds) {
     }
 
-    private static String cohortWhere(Request r) {
+    /** @return the WHERE clause of the request's cohort (open records), its parameters bound by {@link #bind} */
+    static String cohortWhere(Request r) {
         return " WHERE disposition = 'open' AND error_fingerprint = ?"
                 + (r.parserVersion() == null ? "" : " AND parser_version = ?")
-                + (r.errorClass() == null ? "" : " AND error_class = ?");
+                + (r.errorClass() == null ? "" : " AND error_class = ?")
+                + (r.source() == null ? "" : " AND source = ?");
     }
 
     private static BadOperatorInputException noSuchCohort(Request r) {
         return new BadOperatorInputException("no open record has fingerprint " + RecordRef.bounded(r.fingerprint())
                 + (r.parserVersion() == null ? "" : " with parser version " + RecordRef.bounded(r.parserVersion()))
                 + (r.errorClass() == null ? "" : " and class " + r.errorClass())
+                + (r.source() == null ? "" : " from source " + RecordRef.bounded(r.source()))
                 + "; list cohorts with 'cohorts'");
     }
 
@@ -528,7 +538,8 @@ public final class Drain {
         }
     }
 
-    private static int bind(PreparedStatement s, Request r) throws SQLException {
+    /** @return the next parameter index after binding {@link #cohortWhere}'s parameters */
+    static int bind(PreparedStatement s, Request r) throws SQLException {
         int i = 1;
         s.setString(i++, r.fingerprint().trim());
         if (r.parserVersion() != null) {
@@ -536,6 +547,9 @@ public final class Drain {
         }
         if (r.errorClass() != null) {
             s.setString(i++, ErrorClass.fromCode(r.errorClass()).code());
+        }
+        if (r.source() != null) {
+            s.setString(i++, r.source());
         }
         return i;
     }

@@ -26,18 +26,36 @@ public final class OperatorLabels {
      * @throws BadOperatorInputException if it is blank, longer than {@value #MAX_CHARS} characters, or holds a
      *     control character (a tab, a newline, a NUL...)
      */
-    static void require(String value, OperatorField field) {
+    public static void require(String value, OperatorField field) {
+        String problem = problem(value);
+        if (problem != null) {
+            throw new BadOperatorInputException(field, problem);
+        }
+    }
+
+    /**
+     * @param value the label given
+     * @param name what gave it, e.g. a setting's name
+     * @throws BadOperatorInputException as {@link #require(String, OperatorField)}, naming {@code name}
+     */
+    public static void require(String value, String name) {
+        String problem = problem(value);
+        if (problem != null) {
+            throw new BadOperatorInputException(name + problem);
+        }
+    }
+
+    private static String problem(String value) {
         if (value == null || value.isBlank()) {
-            throw new BadOperatorInputException(field, " is required and must not be blank");
+            return " is required and must not be blank";
         }
         if (value.trim().length() > MAX_CHARS) {
-            throw new BadOperatorInputException(field, " is " + value.trim().length() + " characters long; give at"
-                    + " most " + MAX_CHARS);
+            return " is " + value.trim().length() + " characters long; give at most " + MAX_CHARS;
         }
         if (CONTROL.matcher(value).find()) {
-            throw new BadOperatorInputException(field, " holds a control character (a tab, newline or NUL, e.g.);"
-                    + " give printable text");
+            return " holds a control character (a tab, newline or NUL, e.g.); give printable text";
         }
+        return null;
     }
 
     /**

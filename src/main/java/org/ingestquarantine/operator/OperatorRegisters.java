@@ -81,6 +81,56 @@ public final class OperatorRegisters {
     }
 
     /**
+     * Every record of one fingerprint, whatever its disposition, oldest first seen first ({@code records}).
+     *
+     * @param fingerprint the error fingerprint; required
+     * @param source only this source, or null for every source
+     * @param limit at most this many records, or null for {@value #DEFAULT_RECORD_LIMIT}
+     * @return the records and how many were cut
+     * @throws BadOperatorInputException if the fingerprint is missing or the limit below 1
+     */
+    public FingerprintRecords fingerprintRecords(String fingerprint, String source, Integer limit) {
+        if (fingerprint == null || fingerprint.isBlank()) {
+            throw new BadOperatorInputException("name the cohort's fingerprint");
+        }
+        int max = limit == null ? DEFAULT_RECORD_LIMIT : limit;
+        if (max < 1) {
+            throw new BadOperatorInputException("limit must be at least 1, was " + max);
+        }
+        List<Object> args = new ArrayList<>(List.of(fingerprint.trim()));
+        if (source != null) {
+            args.add(source);
+        }
+        args.add(max);
+        long[] total = {0};
+        List<FingerprintRecord> rows = read("records of fingerprint", "SELECT dlq_id, source, doc_id, error_class,"
+                + " reason_code, attempts, first_seen_at, last_seen_at, disposition, owner, count(*) OVER () AS total"
+                + " FROM quarantine WHERE error_fingerprint = ?" + (source == null ? "" : " AND source = ?")
+                + " ORDER BY first_seen_at, dlq_id LIMIT ?", rs -> {
+                    total[0] = rs.getLong("total");
+                    return new FingerprintRecord(rs.getString("dlq_id").trim(), rs.getString("source"),
+                            rs.getString("doc_id"), rs.getString("error_class"), rs.getString("reason_code"),
+                            rs.getInt("attempts"), SqlTime.get(rs, "first_seen_at"), SqlTime.get(rs, "last_seen_at"),
+                            rs.getString("disposition"), rs.getString("owner"));
+                }, args.toArray());
+        return new FingerprintRecords(fingerprint.trim(), source, total[0], total[0] - rows.size(), List.copyOf(rows));
+    }
+
+    /**
+     * @param record a record ({@link OperatorService#record})
+     * @return the attempt journal's rows of its (source, doc_id), oldest first; empty when pruned or never written
+     *     (records made by {@code ingest} have none)
+     */
+    public RecordJournal journal(RecordView record) {
+        return new RecordJournal(record.dlqId(), record.source(), record.docId(), read("attempt journal",
+                "SELECT attempt_id, delivery_key, delivery_count, started_at, stage, closed_at, outcome"
+                        + " FROM attempt_journal WHERE source = ? AND doc_id = ? ORDER BY started_at, attempt_id",
+                rs -> new JournalRow(rs.getLong("attempt_id"), rs.getString("delivery_key"), rs.getInt("delivery_count"),
+                        SqlTime.get(rs, "started_at"), rs.getString("stage"), SqlTime.get(rs, "closed_at"),
+                        rs.getString("outcome")), record.source(), record.docId()));
+    }
+
+    /**
      * @return the unindexable register: records closed as unindexable, by source, fingerprint, parser version,
      *     class, reason and owner, most documents first
      */

@@ -215,6 +215,15 @@ public final class OperatorService {
     }
 
     /**
+     * @param ref a dlq_id or {@code source/doc_id}
+     * @return the record it names, without its attempts or a look at its stored objects
+     * @throws BadOperatorInputException if no record has that name
+     */
+    public RecordView record(String ref) {
+        return RecordView.of(find(RecordRef.parse(ref)));
+    }
+
+    /**
      * @param ref a parsed reference
      * @return the record it names
      * @throws BadOperatorInputException if none

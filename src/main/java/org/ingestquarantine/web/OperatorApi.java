@@ -193,7 +193,7 @@ public final class OperatorApi implements AutoCloseable {
             requireMethod(x, "POST");
             JsonNode body = body(x);
             int moved = dispositions.disposeUnindexable(text(body, "fingerprint"), text(body, "parser_version"),
-                    text(body, "reason"), text(body, "owner"));
+                    text(body, "source"), text(body, "reason"), text(body, "owner"));
             return Map.of("unindexable", moved);
         }
         if (path.startsWith("sources/")) {

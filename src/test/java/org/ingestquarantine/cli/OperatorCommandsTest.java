@@ -343,6 +343,188 @@ class OperatorCommandsTest extends PostgresTestBase {
                 .containsPattern("invoices\\s+3\\s+3\\s+0\\s+0\\s+0\\s+0\\s+3\\s+0");
     }
 
+    /**
+     * One team's owner never lands on another source's records: a cohort spanning two sources is refused without
+     * --source (exit 2, both named, nothing changed), and --source narrows dispose to exactly that source.
+     */
+    @Test
+    void shouldRefuseOneOwnerForACohortOfSeveralSourcesAndDisposeOneSourceWithSource() throws Exception {
+        notPdfInContracts();
+        String before = checksum();
+
+        Result refused = run("dispose", "--fingerprint", "fp-not-pdf", "--unindexable", "--reason", "vendor_format",
+                "--owner", "billing", "--data-dir", data.toString());
+
+        assertThat(refused.code).as(refused.err).isEqualTo(2);
+        assertThat(refused.out).isEmpty();
+        assertThat(refused.err.strip()).doesNotContain("\n").startsWith("dispose: --source is required: fingerprint fp-not-pdf"
+                + " has open records in 2 sources (contracts, invoices)");
+        assertThat(checksum()).as("nothing changed").isEqualTo(before);
+
+        Result one = run("dispose", "--fingerprint", "fp-not-pdf", "--source", "invoices", "--unindexable", "--reason",
+                "vendor_format", "--owner", "billing", "--json", "--data-dir", data.toString());
+
+        assertThat(one.code).as(one.err).isZero();
+        assertThat(JSON.readTree(one.out).get("unindexable").asInt()).isEqualTo(3);
+        assertThat(ownerGroups("WHERE error_fingerprint = 'fp-not-pdf'"))
+                .containsExactly("contracts open legal-ops 2", "invoices unindexable billing 3");
+        assertThat(run("dispose", "--fingerprint", "fp-not-pdf", "--source", "nosuch", "--unindexable", "--reason",
+                "x", "--owner", "t", "--data-dir", data.toString()).err).startsWith("dispose: unknown source 'nosuch'");
+    }
+
+    /** dispose --dry-run and drain --dry-run print the selection per source and change no row of any table. */
+    @Test
+    void shouldPrintTheSelectionOfADryRunAndChangeNothing() throws Exception {
+        notPdfInContracts();
+        String before = checksum();
+
+        Result dispose = run("dispose", "--dry-run", "--fingerprint", "fp-not-pdf", "--unindexable", "--reason",
+                "vendor_format", "--owner", "billing", "--data-dir", data.toString());
+        JsonNode disposeJson = JSON.readTree(run("dispose", "--dry-run", "--json", "--fingerprint", "fp-not-pdf",
+                "--source", "contracts", "--unindexable", "--reason", "vendor_format", "--owner", "billing",
+                "--data-dir", data.toString()).out);
+        Result drain = run("drain", "--dry-run", "--fingerprint", "fp-not-pdf", "--limit", "4", "--rate", "2",
+                "--data-dir", data.toString());
+        JsonNode drainJson = JSON.readTree(run("drain", "--dry-run", "--json", "--fingerprint", "fp-not-pdf",
+                "--source", "invoices", "--limit", "10", "--rate", "2", "--data-dir", data.toString()).out);
+
+        assertThat(checksum()).as("every table byte for byte as before").isEqualTo(before);
+        assertThat(dispose.code).as(dispose.err).isZero();
+        assertThat(dispose.out).startsWith("dry run: nothing changed; dispose would move nothing (the cohort spans 2"
+                + " sources").containsPattern("contracts\\s+2").containsPattern("invoices\\s+3");
+        assertThat(disposeJson.get("records").asInt()).isEqualTo(2);
+        assertThat(disposeJson.get("records_by_source").toString()).isEqualTo("{\"contracts\":2}");
+        assertThat(disposeJson.get("refused").asBoolean()).isFalse();
+        assertThat(drain.code).as(drain.err).isZero();
+        // the oldest 4 of 5 (the invoices were recorded first); 8 requests 0.625 s apart (1 s / 2, 25% headroom)
+        assertThat(drain.out).startsWith("dry run: nothing changed; drain would select 4 of 5 open records")
+                .contains("about 8 source requests, 5s at 2.0/s (the whole cohort: 6.3s)")
+                .containsPattern("contracts\\s+1").containsPattern("invoices\\s+3");
+        assertThat(drainJson.get("cohort_documents").asInt()).isEqualTo(3);
+        assertThat(drainJson.get("dlq_ids")).hasSize(3);
+        assertThat(drainJson.get("selected_by_source").toString()).isEqualTo("{\"invoices\":3}");
+    }
+
+    /** records lists a fingerprint's records of every disposition, narrowed by --source and cut by --limit. */
+    @Test
+    void shouldListTheRecordsOfAFingerprint() throws Exception {
+        notPdfInContracts();
+        assertThat(run("dispose", "--fingerprint", "fp-not-pdf", "--source", "contracts", "--unindexable", "--reason",
+                "vendor_format", "--owner", "legal-ops", "--data-dir", data.toString()).code).isZero();
+
+        Result all = run("records", "--fingerprint", "fp-not-pdf", "--data-dir", data.toString());
+        JsonNode contracts = JSON.readTree(run("records", "--json", "--fingerprint", "fp-not-pdf", "--source",
+                "contracts", "--limit", "1", "--data-dir", data.toString()).out);
+
+        assertThat(all.code).as(all.err).isZero();
+        assertThat(all.out).contains("record", "doc_id", "disposition", "owner")
+                .containsPattern("invoices\\s+inv-0\\s+permanent_input\\s+not_pdf\\s+1\\s+\\S+\\s+\\S+\\s+open")
+                .containsPattern("contracts\\s+c-1\\s+permanent_input\\s+vendor_format\\s+1\\s+\\S+\\s+\\S+\\s+unindexable"
+                        + "\\s+legal-ops").endsWith("5 records of fingerprint fp-not-pdf" + System.lineSeparator());
+        assertThat(contracts.get("total").asInt()).isEqualTo(2);
+        assertThat(contracts.get("cut").asInt()).isEqualTo(1);
+        assertThat(contracts.at("/records/0/doc_id").asText()).isEqualTo("c-0");
+        assertThat(contracts.at("/records/0/dlq_id").asText()).hasSize(26);
+        assertThat(run("records", "--fingerprint", "fp-not-pdf", "--source", "nosuch", "--data-dir",
+                data.toString()).code).isEqualTo(2);
+    }
+
+    /** attempts shows the journal rows of the record's (source, doc_id) only, oldest first, open ones marked. */
+    @Test
+    void shouldShowTheAttemptJournalOfARecord() throws Exception {
+        try (Connection c = dataSource().getConnection(); Statement s = c.createStatement()) {
+            s.executeUpdate("INSERT INTO attempt_journal (delivery_key, source, doc_id, delivery_count, started_at, stage,"
+                    + " closed_at, outcome) VALUES"
+                    + " ('q/m-1', 'invoices', 'inv-1', 1, '2026-11-01T10:00:00Z', 'parse', '2026-11-01T10:00:02Z', 'released'),"
+                    + " ('q/m-1', 'invoices', 'inv-1', 2, '2026-11-01T10:05:00Z', 'fetch', NULL, NULL),"
+                    + " ('q/m-2', 'invoices', 'inv-2', 1, '2026-11-01T10:00:00Z', 'parse', '2026-11-01T10:00:01Z', 'quarantined')");
+        }
+
+        Result r = run("attempts", "invoices/inv-1", "--data-dir", data.toString());
+        JsonNode json = JSON.readTree(run("attempts", "--json", "invoices/inv-1", "--data-dir", data.toString()).out);
+
+        assertThat(r.code).as(r.err).isZero();
+        assertThat(r.out).contains("(invoices/inv-1): 2 journal rows")
+                .containsPattern("1\\s+q/m-1\\s+2026-11-01T10:00:00Z\\s+parse\\s+2026-11-01T10:00:02Z\\s+released")
+                .containsPattern("2\\s+q/m-1\\s+2026-11-01T10:05:00Z\\s+fetch\\s+- \\(not closed\\)")
+                .doesNotContain("q/m-2");
+        assertThat(json.get("deliveries")).hasSize(2);
+        assertThat(json.at("/deliveries/0/delivery_count").asInt()).isEqualTo(1);
+        assertThat(json.at("/deliveries/1/outcome").isNull()).isTrue();
+        Result unknown = run("attempts", "invoices/none", "--data-dir", data.toString());
+        assertThat(unknown.code).isEqualTo(2);
+        assertThat(unknown.err).startsWith("attempts: no quarantine record invoices/none");
+    }
+
+    /**
+     * sources sync-owners gives open records their source's configured owner, counted per source; a record an
+     * operator disposed with --owner keeps it; a second run changes nothing.
+     */
+    @Test
+    void shouldGiveOpenRecordsTheOwnerConfiguredLater() throws Exception {
+        notPdfInContracts();
+        store.record(FailureEvidence.builder("contracts", "d-0").errorClass(ErrorClass.PERMANENT_INPUT)
+                .errorFingerprint("fp-vendor").reasonCode("not_pdf").parserVersion(ParserVersion.CURRENT).build());
+        assertThat(run("dispose", "--fingerprint", "fp-vendor", "--unindexable", "--reason", "vendor_format", "--owner",
+                "vendor-desk", "--data-dir", data.toString()).code).isZero();
+        try (Connection c = dataSource().getConnection(); Statement s = c.createStatement()) {
+            s.executeUpdate("UPDATE quarantine SET owner = 'old-team' WHERE source = 'contracts' AND doc_id = 'c-0'");
+        }
+        System.setProperty("sources.invoices.owner", "billing");
+        try {
+            Result r = run("sources", "sync-owners", "--data-dir", data.toString());
+            JsonNode again = JSON.readTree(run("sources", "sync-owners", "--json", "--data-dir", data.toString()).out);
+
+            assertThat(r.code).as(r.err).isZero();
+            assertThat(r.out).contains("contracts\tlegal-ops\t1", "invoices\tbilling\t3")
+                    .contains("4 open records given their source's configured owner (2 sources with an owner configured)");
+            assertThat(again.get("changed").toString()).isEqualTo("{\"contracts\":0,\"invoices\":0}");
+            assertThat(ownerGroups("")).containsExactly("contracts open legal-ops 3",
+                    "contracts unindexable vendor-desk 1", "invoices open billing 3");
+            assertThat(JSON.readTree(run("overdue", "--json", "--older-than", "0s", "--data-dir", data.toString()).out)
+                    .at("/owners").toString()).as("the summaries follow").contains("\"billing\"")
+                    .doesNotContain("old-team").doesNotContain(org.ingestquarantine.operator.OperatorService.UNOWNED);
+        } finally {
+            System.clearProperty("sources.invoices.owner");
+        }
+    }
+
+    /** @return "source disposition owner count" per group of the records the clause selects, sorted */
+    private static List<String> ownerGroups(String where) throws Exception {
+        try (Connection c = dataSource().getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT source, disposition, owner, count(*) FROM quarantine " + where
+                     + " GROUP BY 1, 2, 3 ORDER BY 1, 2")) {
+            List<String> groups = new ArrayList<>();
+            while (rs.next()) {
+                groups.add(rs.getString(1) + " " + rs.getString(2) + " " + rs.getString(3) + " " + rs.getLong(4));
+            }
+            return groups;
+        }
+    }
+
+    /** Two open records of fp-not-pdf in contracts, recorded after the three invoices. */
+    private void notPdfInContracts() {
+        for (int i = 0; i < 2; i++) {
+            store.record(FailureEvidence.builder("contracts", "c-" + i).errorClass(ErrorClass.PERMANENT_INPUT)
+                    .errorFingerprint("fp-not-pdf").reasonCode("not_pdf").parserVersion(ParserVersion.CURRENT).build());
+        }
+    }
+
+    /** @return row counts and an md5 of every row of every table a dispose or a drain could write */
+    private static String checksum() throws Exception {
+        StringBuilder b = new StringBuilder();
+        for (String table : new String[] {"quarantine", "quarantine_attempt", "quarantine_summary", "source_summary",
+                "drain_runs", "drain_run_items", "attempt_journal", "documents", "chunks", "source_request_buckets"}) {
+            try (Connection c = dataSource().getConnection(); Statement s = c.createStatement();
+                 ResultSet rs = s.executeQuery("SELECT count(*), md5(coalesce(string_agg(t::text, '|' ORDER BY t::text),"
+                         + " '')) FROM " + table + " t")) {
+                rs.next();
+                b.append(table).append(' ').append(rs.getLong(1)).append(' ').append(rs.getString(2)).append('\n');
+            }
+        }
+        return b.toString();
+    }
+
     /** An owner too long for the store's summary key, or with control characters, is bad input, not an outage. */
     @Test
     void shouldRefuseAnOverlongOrUnprintableOwnerAsBadInput() throws Exception {
@@ -409,7 +591,8 @@ class OperatorCommandsTest extends PostgresTestBase {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"stats", "cohorts", "coverage", "show", "overdue", "reproduce", "drain", "dispose",
+    @ValueSource(strings = {"stats", "cohorts", "coverage", "show", "overdue", "reproduce", "drain", "dispose", "records",
+            "attempts",
             "expire-payloads", "erase", "prune-journal", "serve"})
     void shouldExplainEveryCommandWithHelp(String command) {
         Result r = run(command, "--help");

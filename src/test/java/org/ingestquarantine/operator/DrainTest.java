@@ -714,6 +714,26 @@ class DrainTest extends PostgresTestBase {
         }
     }
 
+    /** A drain with a source selects only that source's records of the cohort: the others are left untouched. */
+    @Test
+    void shouldSelectOnlyTheNamedSourcesRecords() throws Exception {
+        fail("web", "gone.pdf", "\"g1\"");
+        served.put("gone.pdf", new Served(404, null, new byte[0]));
+        fail("folder", "elsewhere.pdf", "v1");
+        String before = query("SELECT disposition || ' ' || attempts FROM quarantine WHERE source = 'folder'");
+
+        DrainReport report = drain(SourceRequestThrottle.unlimited()).run(new Drain.Request(COHORT, OLD_PARSER, null,
+                10, 50, "test", "web"), (done, of) -> { });
+
+        assertThat(report.cohortDocuments()).isEqualTo(1);
+        assertThat(report.selected()).isEqualTo(1);
+        assertThat(report.outcomes()).containsExactlyEntriesOf(Map.of("deleted_at_source", 1L));
+        assertThat(query("SELECT count(*) FROM drain_run_items i JOIN quarantine q USING (dlq_id)"
+                + " WHERE q.source <> 'web'")).isEqualTo("0");
+        assertThat(query("SELECT disposition || ' ' || attempts FROM quarantine WHERE source = 'folder'"))
+                .isEqualTo(before).isEqualTo("open 1");
+    }
+
     private Drain drain(SourceRequestThrottle shared) {
         return drainWith(access(), shared);
     }

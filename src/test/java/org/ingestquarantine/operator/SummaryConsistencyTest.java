@@ -87,10 +87,10 @@ class SummaryConsistencyTest extends PostgresTestBase {
             } else if (op < 84) {
                 try {
                     dispositions.disposeUnindexable(FINGERPRINTS.get(random.nextInt(FINGERPRINTS.size())),
-                            random.nextBoolean() ? null : PARSERS.get(random.nextInt(PARSERS.size())), "vendor_format",
-                            "team-docs");
+                            random.nextBoolean() ? null : PARSERS.get(random.nextInt(PARSERS.size())), source,
+                            "vendor_format", "team-docs");
                 } catch (BadOperatorInputException noOpenRecord) {
-                    // nothing to dispose: nothing changed
+                    // nothing to dispose in this source: nothing changed
                 }
             } else if (op < 88) {
                 try {
