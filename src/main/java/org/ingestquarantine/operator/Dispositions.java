@@ -76,6 +76,7 @@ public final class Dispositions {
      */
     public int disposeUnindexable(String fingerprint, String parserVersion, String source, String reasonCode,
                                   String owner) {
+        requireText(fingerprint, OperatorField.FINGERPRINT);
         OperatorLabels.require(reasonCode, OperatorField.REASON);
         OperatorLabels.require(owner, OperatorField.OWNER);
         java.util.SortedMap<String, Long> bySource = disposable(fingerprint, parserVersion, source);
@@ -83,8 +84,7 @@ public final class Dispositions {
             throw new BadOperatorInputException(OperatorField.SOURCE, " is required: fingerprint "
                     + RecordRef.bounded(fingerprint) + " has open records in " + bySource.size() + " sources ("
                     + String.join(", ", bySource.keySet().stream().map(RecordRef::bounded).toList())
-                    + ") and the owner names one team; dispose one source's records at a time"); give the source"
-                    + " too, to dispose one source's records at a time");
+                    + ") and the owner names one team; dispose one source's records at a time");
         }
         // the sources just read, so a record of another source arriving meanwhile is not disposed
         String sql = "UPDATE quarantine SET disposition = 'unindexable', closed_at = ?, reason_code = ?, owner = ?"
@@ -119,7 +119,7 @@ public final class Dispositions {
      * @throws BadOperatorInputException if no open record matches
      */
     public java.util.SortedMap<String, Long> disposable(String fingerprint, String parserVersion, String source) {
-        requireText(fingerprint, "--fingerprint");
+        requireText(fingerprint, OperatorField.FINGERPRINT);
         java.util.SortedMap<String, Long> bySource = new java.util.TreeMap<>();
         String sql = "SELECT source, count(*) FROM quarantine WHERE disposition = 'open' AND error_fingerprint = ?"
                 + (parserVersion == null ? "" : " AND parser_version = ?")
