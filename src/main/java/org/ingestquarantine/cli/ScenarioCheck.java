@@ -25,10 +25,11 @@ import org.ingestquarantine.quarantine.QuarantineStore;
 
 /**
  * The scenario half of {@code check-routes}: one message per file of the sample folder, published to the running
- * application (the user's routes loaded), consumed until each has an outcome, then the accounting checked against
- * the database: every message one outcome, no attempt left open, each quarantined message delivered exactly its
- * class's {@code failure.<class>.retries} + 1 times, the summary's counts the database's, and no failure of the
- * routes themselves ({@link RouteFaults}).
+ * application (the user's routes loaded), consumed until each has an outcome or a fault of the routes holds the
+ * consumer, then checked: no failure of the routes themselves ({@link RouteFaults}; first, since it explains the
+ * rest), and the accounting against the database: every message one outcome, no attempt left open, each
+ * quarantined message delivered exactly its class's {@code failure.<class>.retries} + 1 times, the summary's counts
+ * the database's.
  */
 final class ScenarioCheck {
 
@@ -72,15 +73,16 @@ final class ScenarioCheck {
             RunSummary summary = RunSummary.collect(app, source, keys, settled::outcomeOf, unsettled, elapsedMs, 0,
                     breaker.routeFault().orElse(null));
             List<Verdict> verdicts = new ArrayList<>();
+            // first: a fault of the routes themselves explains the verdicts after it (no outcome, unsettled)
+            List<RouteProblem> seen = faults.faults();
+            verdicts.add(new Verdict("no failure of the routes themselves", seen.isEmpty(),
+                    seen.isEmpty() ? "" : seen.size() + ": " + seen.get(0)
+                            + (seen.size() > 1 ? " (and " + (seen.size() - 1) + " more)" : "")));
             verdicts.add(oneOutcomeEach(keys, settled, unsettled));
             DataSource db = app.bean("dataSource", DataSource.class);
             verdicts.add(noOpenAttempt(db));
             verdicts.add(deliveriesPerClass(db, keys, settled));
             verdicts.add(summaryIsTheDatabase(db, summary));
-            List<RouteProblem> seen = faults.faults();
-            verdicts.add(new Verdict("no failure of the routes themselves", seen.isEmpty(),
-                    seen.isEmpty() ? "" : seen.size() + ": " + seen.get(0)
-                            + (seen.size() > 1 ? " (and " + (seen.size() - 1) + " more)" : "")));
             return new Result(summary, verdicts, seen);
         }
     }

@@ -82,8 +82,9 @@ class ListedCoverageIT {
                 JsonNode cli = row(JSON.readTree(cli("coverage", "--json", "--data-dir", operator.toString())));
                 assertThat(cli.get("coverage").asDouble()).as("coverage --json = gauge").isEqualTo(expected);
                 assertThat(cli.get("total_by").asText()).isEqualTo("listed");
+                // indexed, open, unindexable, erased, skipped, unseen, documents (the denominator), coverage
                 assertThat(cli("coverage", "--data-dir", operator.toString()))
-                        .containsPattern("feed\\s+6\\s+listed\\s+\\S+\\s+2\\s+1\\s+0\\s+0\\s+3\\s+33\\.3%");
+                        .containsPattern("feed\\s+6\\s+listed\\s+\\S+\\s+2\\s+1\\s+0\\s+0\\s+0\\s+3\\s+6\\s+33\\.3%");
 
                 // a file dropped into the folder is counted by run's next listing, everywhere alike
                 Files.copy(GOOD, feed.resolve("late.pdf"));
