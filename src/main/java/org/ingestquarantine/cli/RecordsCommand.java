@@ -4,6 +4,8 @@ import java.io.PrintWriter;
 import org.ingestquarantine.app.OperatorRuntime;
 import org.ingestquarantine.operator.FingerprintRecord;
 import org.ingestquarantine.operator.FingerprintRecords;
+import org.ingestquarantine.operator.BadOperatorInputException;
+import org.ingestquarantine.operator.OperatorField;
 import org.ingestquarantine.operator.OperatorLabels;
 import org.ingestquarantine.operator.OperatorRegisters;
 import picocli.CommandLine.Command;
@@ -30,13 +32,18 @@ final class RecordsCommand extends OperatorCommand {
     int execute(OperatorRuntime runtime, PrintWriter out) {
         runtime.service().requireKnownSource(source);
         FingerprintRecords r = runtime.registers().fingerprintRecords(fingerprint, source, limit);
+        if (r.total() == 0) {
+            throw new BadOperatorInputException(OperatorField.FINGERPRINT, " " + OperatorLabels.printable(fingerprint)
+                    + ": no record" + (source == null ? "" : " of source " + OperatorLabels.printable(source))
+                    + " has this fingerprint (bin/ingest-quarantine cohorts lists them)");
+        }
         Table t = new Table("record", "source", "doc_id", "class", "reason", "attempts", "first_seen", "last_seen",
                 "disposition", "owner");
         for (FingerprintRecord x : r.records()) {
             t.row(x.dlqId(), x.source(), x.docId(), x.errorClass(), x.reasonCode(), x.attempts(), time(x.firstSeenAt()),
                     time(x.lastSeenAt()), x.disposition(), x.owner());
         }
-        print(out, r, t + System.lineSeparator() + r.total() + " records of fingerprint "
+        print(out, r, t + System.lineSeparator() + r.total() + (r.total() == 1 ? " record" : " records") + " of fingerprint "
                 + OperatorLabels.printable(r.errorFingerprint()) + (r.cut() == 0 ? "" : ", " + r.cut()
                 + " not shown (cut by --limit " + r.records().size() + ")"));
         return 0;

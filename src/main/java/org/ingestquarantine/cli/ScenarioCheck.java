@@ -78,9 +78,9 @@ final class ScenarioCheck {
             verdicts.add(new Verdict("no failure of the routes themselves", seen.isEmpty(),
                     seen.isEmpty() ? "" : seen.size() + ": " + seen.get(0)
                             + (seen.size() > 1 ? " (and " + (seen.size() - 1) + " more)" : "")));
-            verdicts.add(oneOutcomeEach(keys, settled, unsettled));
+            verdicts.add(oneOutcomeEach(keys, settled, unsettled, !seen.isEmpty()));
             DataSource db = app.bean("dataSource", DataSource.class);
-            verdicts.add(noOpenAttempt(db));
+            verdicts.add(noOpenAttempt(db, seen.isEmpty() ? Duration.ZERO : IngestCommand.QUIET_LIMIT));
             verdicts.add(deliveriesPerClass(db, keys, settled));
             verdicts.add(summaryIsTheDatabase(db, summary));
             return new Result(summary, verdicts, seen);
@@ -117,11 +117,19 @@ final class ScenarioCheck {
         }
     }
 
-    private static Verdict oneOutcomeEach(Map<String, String> keys, SettledOutcomes settled, List<String> unsettled) {
+    private static Verdict oneOutcomeEach(Map<String, String> keys, SettledOutcomes settled, List<String> unsettled,
+                                          boolean routeFault) {
         String name = "every message one outcome";
         if (!unsettled.isEmpty()) {
             return new Verdict(name, false, unsettled.size() + " of " + keys.size() + " have none (e.g. "
-                    + keys.get(unsettled.get(0)) + "): a route that ends a delivery without an outcome bean");
+                    + keys.get(unsettled.get(0)) + ")" + (routeFault ? ": released by the fault of the routes above"
+                    : ": still on the broker or in its dead-letter queue"));
+        }
+        List<String> abandoned = keys.keySet().stream().filter(k -> "abandoned".equals(settled.outcomeOf(k))).toList();
+        if (!abandoned.isEmpty()) {
+            return new Verdict(name, false, abandoned.size() + " of " + keys.size() + " abandoned (e.g. "
+                    + keys.get(abandoned.get(0)) + "): a route ended the delivery without an outcome bean (a stop, a"
+                    + " filter or a choice that skips it; routes/README.md)");
         }
         return settled.count() == keys.size() ? new Verdict(name, true, keys.size() + " messages")
                 : new Verdict(name, false, settled.count() + " outcomes for " + keys.size() + " messages");
@@ -131,8 +139,15 @@ final class ScenarioCheck {
         return jdbc.queryFirst(sql, rs -> rs.getLong(1), args).orElse(0L);
     }
 
-    private static Verdict noOpenAttempt(DataSource db) throws java.sql.SQLException {
+    /** @param settle how long deliveries still in flight (a route fault ended the wait early) may take to close */
+    private static Verdict noOpenAttempt(DataSource db, Duration settle) throws java.sql.SQLException,
+            InterruptedException {
+        long deadline = System.nanoTime() + settle.toNanos();
         long open = count(new Jdbc(db), "SELECT count(*) FROM attempt_journal WHERE closed_at IS NULL");
+        while (open > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+            open = count(new Jdbc(db), "SELECT count(*) FROM attempt_journal WHERE closed_at IS NULL");
+        }
         return new Verdict("no open attempt", open == 0, open == 0 ? "" : open + " attempt_journal rows never closed");
     }
 

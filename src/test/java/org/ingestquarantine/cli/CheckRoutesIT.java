@@ -116,6 +116,34 @@ class CheckRoutesIT {
         assertThat(run.err()).as("%s", run).contains("FAIL no failure of the routes themselves");
     }
 
+    @Test
+    void shouldRefuseCamelsOwnRedeliveriesAsTheRealStartDoes() throws Exception {
+        RoutesCopy copy = RoutesCopy.of(temp).edit("error-policy.camel.yaml", y -> y.replace(
+                "exception: [java.lang.Exception]\n          redeliveryPolicy: { maximumRedeliveries: 0,",
+                "exception: [java.lang.Exception]\n          redeliveryPolicy: { maximumRedeliveries: 3,"));
+        Path policy = copy.folder().resolve("error-policy.camel.yaml").toAbsolutePath();
+        assertThat(Files.readString(policy)).contains("maximumRedeliveries: 3");
+        Run run = checkRoutes(copy.folder().toAbsolutePath());
+        assertThat(run.exitCode()).as("%s", run).isEqualTo(1);
+        assertThat(run.out()).as("%s", run).contains("PASS route files")
+                .contains("FAIL routes start: " + policy + ":").contains("redeliveryPolicy maximumRedeliveries 3")
+                .doesNotContain("PASS routes start");
+        assertThat(run.err()).as("%s", run).contains("Camel must not redeliver");
+    }
+
+    @Test
+    void shouldFailARouteThatEndsDeliveriesWithoutAnOutcome() throws Exception {
+        RoutesCopy copy = RoutesCopy.of(temp).edit("process-document.camel.yaml", y -> y.replace(
+                "        - filter:\n            # the index's version",
+                "        - stop: {}\n        - filter:\n            # the index's version"));
+        assertThat(Files.readString(copy.folder().resolve("process-document.camel.yaml"))).contains("- stop: {}");
+        Run run = checkRoutes(copy.folder().toAbsolutePath());
+        assertThat(run.exitCode()).as("%s", run).isEqualTo(1);
+        assertThat(run.out()).as("%s", run).contains("PASS routes start")
+                .containsPattern("FAIL every message one outcome: \\d+ of 13 abandoned");
+        assertThat(run.err()).as("%s", run).contains("abandoned");
+    }
+
     /** Not a test of its own: the example tests' shared run, a routes copy with {@code overrides} as system properties. */
     static Run checkRoutesWith(Path routes, Map<String, String> systemProperties) {
         return checkRoutesWith(routes, Path.of("samples/pdfs").toAbsolutePath(), systemProperties);

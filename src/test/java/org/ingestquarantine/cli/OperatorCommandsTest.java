@@ -427,6 +427,10 @@ class OperatorCommandsTest extends PostgresTestBase {
         assertThat(contracts.at("/records/0/dlq_id").asText()).hasSize(26);
         assertThat(run("records", "--fingerprint", "fp-not-pdf", "--source", "nosuch", "--data-dir",
                 data.toString()).code).isEqualTo(2);
+        Result unknown = run("records", "--fingerprint", "deadbeef", "--data-dir", data.toString());
+        assertThat(unknown.code).as(unknown.out).isEqualTo(2);
+        assertThat(unknown.err.strip()).startsWith("records: --fingerprint deadbeef: no record has this fingerprint")
+                .doesNotContain("\n");
     }
 
     /** attempts shows the journal rows of the record's (source, doc_id) only, oldest first, open ones marked. */
