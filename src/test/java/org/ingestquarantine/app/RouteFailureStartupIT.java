@@ -59,7 +59,8 @@ class RouteFailureStartupIT {
                 Arguments.of("a budget the broker's redrive cuts short", null, null,
                         Map.of("failure.ambiguous_parse.retries", "12"), "run: failure.ambiguous_parse.retries=12 gives"
                                 + " 13 deliveries, at or above the SQS queue ingest's maxReceiveCount 10 (its"
-                                + " RedrivePolicy): raise the backstop above every budget or lower the budget"));
+                                + " RedrivePolicy: broker-configs/sqs/ingest.attributes.json for the queues we create): raise the"
+                                + " backstop above every budget or lower the budget"));
     }
 
     @ParameterizedTest(name = "{0}")

@@ -91,7 +91,7 @@ public final class SqsBrokerAdapter implements BrokerAdapter {
         }
         String queue = queueUrl.substring(queueUrl.lastIndexOf('/') + 1);
         return java.util.Optional.of(new BrokerBackstop(redriveAt, "the SQS queue " + queue + "'s maxReceiveCount "
-                + redriveAt + " (its RedrivePolicy)"));
+                + redriveAt + " (its RedrivePolicy: broker-configs/sqs/ingest.attributes.json for the queues we create)"));
     }
 
     @Override
