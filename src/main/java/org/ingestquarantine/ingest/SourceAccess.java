@@ -321,8 +321,9 @@ public final class SourceAccess {
                     try {
                         fileRoots.add(Path.of(folder).toRealPath());
                     } catch (IOException | RuntimeException e) {
+                        // no cause: the one line a start-up prints is this one, naming the setting, not the file error's
                         throw new IllegalStateException(key + ": folder '" + folder + "' does not exist or cannot be read ("
-                                + e.getClass().getSimpleName() + "); configure an existing folder", e);
+                                + e.getClass().getSimpleName() + "); configure an existing folder");
                     }
                 }
             }

@@ -60,7 +60,12 @@ class RouteFailureStartupIT {
                         Map.of("failure.ambiguous_parse.retries", "12"), "run: failure.ambiguous_parse.retries=12 gives"
                                 + " 13 deliveries, at or above the SQS queue ingest's maxReceiveCount 10 (its"
                                 + " RedrivePolicy: broker-configs/sqs/ingest.attributes.json for the queues we create): raise the"
-                                + " backstop above every budget or lower the budget"));
+                                + " backstop above every budget or lower the budget"),
+                // a fresh user's trial: the line named the missing folder, not the setting that names it
+                Arguments.of("a source folder that does not exist", null, null,
+                        Map.of("sources.other.file-roots", "/nonexistent-iq-root"), "run: sources.other.file-roots:"
+                                + " folder '/nonexistent-iq-root' does not exist or cannot be read (NoSuchFileException);"
+                                + " configure an existing folder"));
     }
 
     @ParameterizedTest(name = "{0}")
