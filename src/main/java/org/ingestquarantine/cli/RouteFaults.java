@@ -11,18 +11,23 @@ import org.apache.camel.NamedNode;
 import org.apache.camel.spi.CamelEvent;
 import org.apache.camel.spi.CamelEvent.ExchangeFailureHandlingEvent;
 import org.apache.camel.support.EventNotifierSupport;
+import org.ingestquarantine.delivery.ErrorTaxonomy;
+import org.ingestquarantine.failure.ErrorClass;
+import org.ingestquarantine.failure.ErrorClassifier;
 import org.ingestquarantine.failure.ErrorFingerprint;
 
 /**
  * Failures of the routes themselves while {@code check-routes} runs its scenario: an exception Camel raised (an
  * expression that cannot evaluate, {@code ${body.pageCont}}; a bean method that does not bind; a type that does not
- * convert), not one a stage threw about a document. Each is kept once per node, at the node's file and line (the
+ * convert), not one a stage threw about a document: what the taxonomy classifies {@link ErrorClass#PIPELINE_FAULT},
+ * by the same rules a real consumer applies ({@link ErrorTaxonomy#standard()}). Each is kept once per node, at the node's file and line (the
  * last entry of the exchange's message history, {@code camel.main.message-history}), named by its exception type
  * and the node's label: never its message, which may quote the body.
  */
 final class RouteFaults extends EventNotifierSupport implements AutoCloseable {
 
     private final Map<String, RouteProblem> faults = new ConcurrentHashMap<>();
+    private final ErrorClassifier taxonomy = ErrorTaxonomy.standard();
     private final CamelContext context;
 
     private RouteFaults(CamelContext context) {
@@ -53,10 +58,10 @@ final class RouteFaults extends EventNotifierSupport implements AutoCloseable {
         if (failure == null) {
             return;
         }
-        Throwable root = ErrorFingerprint.rootCause(failure);
-        if (!root.getClass().getName().startsWith("org.apache.camel.")) {
+        if (taxonomy.classify(failure).errorClass() != ErrorClass.PIPELINE_FAULT) {
             return; // a stage's own exception: about the document, classified as such
         }
+        Throwable root = ErrorFingerprint.rootCause(failure);
         @SuppressWarnings("unchecked")
         List<MessageHistory> history = exchange.getProperty(ExchangePropertyKey.MESSAGE_HISTORY, List.class);
         NamedNode node = history == null || history.isEmpty() ? null : history.get(history.size() - 1).getNode();
