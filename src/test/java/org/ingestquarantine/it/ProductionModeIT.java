@@ -404,7 +404,7 @@ class ProductionModeIT {
     private static final class KafkaTransport implements Transport {
 
         private static final int PARTITIONS = 6;
-        /** The profile's {@code kafka.consumers}. */
+        /** The profile's {@code ingest.consumers}. */
         private static final int CONSUMERS_PER_PROCESS = 3;
         private final KafkaFixture fixture = new KafkaFixture(PARTITIONS);
         private KafkaProducer<String, String> producer;
@@ -435,7 +435,7 @@ class ProductionModeIT {
             try (Admin admin = fixture.broker().admin()) {
                 ConsumerGroupDescription group = admin.describeConsumerGroups(List.of("ingest-quarantine")).all()
                         .get(10, java.util.concurrent.TimeUnit.SECONDS).get("ingest-quarantine");
-                // every process's consumers joined: kafka.consumers of application-kafka.properties each
+                // every process's consumers joined: ingest.consumers of application-kafka.properties each
                 return group.members().size() >= processes * CONSUMERS_PER_PROCESS;
             } catch (java.util.concurrent.ExecutionException e) {
                 return false;
