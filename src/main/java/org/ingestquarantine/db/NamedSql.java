@@ -27,7 +27,7 @@ import org.postgresql.util.PGobject;
  * not, with the same PostgreSQL type on every execution. Without that, PgJDBC sends a null as "unspecified",
  * asks the server to describe the statement once it is prepared, and from then on (the result's row size being
  * unbounded once it returns a text column) sends an extra Sync and waits for its answer before every
- * execution: two round trips per statement instead of one (measured with JFR on bench/operator-bench, README).
+ * execution: two round trips per statement instead of one (measured with JFR on bench/operator-bench).
  *
  * @param sql the statement with {@code ?} in place of each named parameter
  * @param names the parameter names, in order of their {@code ?}

@@ -57,7 +57,7 @@ public final class LocalPayloadStore implements PayloadStore {
             // The hash is known before writing: the temporary file goes into the object's own folder and is
             // renamed within it (one directory changed, no temp-file name search). Measured on this machine's
             // ext4 under load: 0.1-0.2 ms per object, against 0.45-1.2 ms for store(InputStream)'s temp file in
-            // the root moved into the hash folder (README, operator-bench paragraph).
+            // the root moved into the hash folder (bench/operator-bench).
             Path temp = target.resolveSibling(hash + "." + Long.toHexString(ThreadLocalRandom.current().nextLong())
                     + ".tmp");
             try {

@@ -9,7 +9,7 @@ import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.Test;
 
 /**
- * Ensures the packages only point down (README, "Layout"): no package imports one that imports it back,
+ * Ensures the packages only point down (docs/design.md, "Layout"): no package imports one that imports it back,
  * and each layer uses only the layers beneath it.
  */
 class LayeringTest {
