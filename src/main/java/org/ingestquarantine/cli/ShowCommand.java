@@ -9,7 +9,8 @@ import picocli.CommandLine.Command;
 
 /** {@code show <dlq_id | source/doc_id>}: the whole evidence record with its attempt history. */
 @Command(name = "show", mixinStandardHelpOptions = true,
-        description = "The whole evidence record with its attempt history, versions, payload and trace locations.")
+        description = "The whole evidence record with its attempt history, replays, versions, payload and trace"
+                + " locations.")
 final class ShowCommand extends RecordCommand {
 
     @Override
@@ -31,6 +32,7 @@ final class ShowCommand extends RecordCommand {
         field(b, "error_message", r.errorMessage());
         field(b, "fingerprint", r.errorFingerprint());
         field(b, "stage", r.stage());
+        field(b, "replays", replays(r));
         field(b, "attempts", r.attempts() + " deliveries, " + r.quarantineWrites() + " recorded, first seen " + time(r.firstSeenAt()) + ", last seen " + time(r.lastSeenAt()));
         field(b, "source_version", java.util.Objects.toString(r.sourceVersion(), "erased".equals(r.disposition()) ? "- (erased)" : "- (the source gave none)") + (r.sourceUpdatedAt() == null ? "" : " (updated " + time(r.sourceUpdatedAt()) + ")"));
         field(b, "cursor / seq", java.util.Objects.toString(r.cursorAtArrival(), "-") + " / "
@@ -61,6 +63,12 @@ final class ShowCommand extends RecordCommand {
     /** @return nothing for an object that is stored, else whether it is missing or cannot be reached from here */
     private static String presence(boolean stored, String note) {
         return stored ? "" : note != null ? " NOT READABLE HERE: " + note : " MISSING from the store";
+    }
+
+    /** @return the record's replay history: how many drains asked its source again, the last one's time and run */
+    private static String replays(RecordView r) {
+        return r.replayCount() == 0 ? "0 (no drain has replayed it)" : r.replayCount() + ", last "
+                + time(r.lastReplayedAt()) + " by drain run " + orDash(r.lastDrainRunId());
     }
 
     /** A version the record does not hold (the stage was never reached) as "-", never "null". */
