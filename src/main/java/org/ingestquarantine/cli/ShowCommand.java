@@ -4,17 +4,33 @@ import java.io.PrintWriter;
 import org.ingestquarantine.app.OperatorRuntime;
 import org.ingestquarantine.operator.RecordDetail;
 import org.ingestquarantine.operator.RecordView;
+import org.ingestquarantine.operator.StackTraceView;
 import org.ingestquarantine.quarantine.QuarantineAttempt;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
-/** {@code show <dlq_id | source/doc_id>}: the whole evidence record with its attempt history. */
+/**
+ * {@code show <dlq_id | source/doc_id> [--stack-trace]}: the whole evidence record with its attempt history and replay
+ * history; or its stack trace, types and frames only.
+ */
 @Command(name = "show", mixinStandardHelpOptions = true,
         description = "The whole evidence record with its attempt history, replays, versions, payload and trace"
-                + " locations.")
+                + " locations; with --stack-trace, the failure's stack trace (types and frames).")
 final class ShowCommand extends RecordCommand {
+
+    @Option(names = "--stack-trace", description = "Print the failure's stack trace instead: exception types and"
+            + " frames, every message left out (a message may quote the document; error_message holds the root's).")
+    boolean stackTrace;
 
     @Override
     int execute(OperatorRuntime runtime, PrintWriter out) {
+        if (stackTrace) {
+            StackTraceView v = runtime.service().stackTrace(ref);
+            print(out, v, v.stored() ? "stack trace of " + v.dlqId() + " (" + v.stackTraceUri() + "), types and frames,"
+                    + " messages left out:" + System.lineSeparator() + v.stackTrace().stripTrailing()
+                    : "no stack trace for " + v.dlqId() + ": " + v.why());
+            return 0;
+        }
         RecordDetail d = runtime.service().show(ref);
         RecordView r = d.record();
         StringBuilder b = new StringBuilder();
