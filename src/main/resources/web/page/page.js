@@ -1,6 +1,7 @@
 // The operator page: reads /api/ with the bearer token the operator typed (kept in sessionStorage) and draws
-// the quarantine. Views by URL fragment: '' (overview), '#cohort?fingerprint=F&parser_version=V&class=C'
-// (a cohort's open records), '#record/<dlq_id>' (a record's evidence). Every value is put in the page as text
+// the quarantine. Views by URL fragment: '' or '#overview?source=S' (overview, of one source with source=),
+// '#cohort?fingerprint=F&parser_version=V&class=C&source=S' (a cohort's open records), '#record/<dlq_id>' (a record's
+// evidence, replays and stack trace). Every value is put in the page as text
 // (textContent), never as HTML. No framework, nothing fetched from another origin.
 'use strict';
 
@@ -78,11 +79,12 @@ function timeCell(instant) {
   return el('td', { class: 'time', title: instant || '' }, when(instant), instant ? el('span', { class: 'ago' }, ageSince(instant) + ' ago') : null);
 }
 
-function cohortHref(c) {
+function cohortHref(c, source) {
   const q = new URLSearchParams();
   q.set('fingerprint', c.error_fingerprint);
   if (c.parser_version) q.set('parser_version', c.parser_version);
   if (c.error_class) q.set('class', c.error_class);
+  if (source) q.set('source', source);
   return '#cohort?' + q.toString();
 }
 
@@ -91,7 +93,7 @@ function recordHref(dlqId) { return '#record/' + encodeURIComponent(dlqId); }
 // --- overview --------------------------------------------------------------------------------------------
 
 // the percentage is the API's coverage_percent, formatted once on the server as the coverage command prints it
-function coverageSection(sources, formula) {
+function coverageSection(sources, formula, owners) {
   const rows = sources.map(s => {
     const known = s.coverage !== null && s.coverage !== undefined;
     const level = !known ? 'unknown' : s.coverage >= 0.99 ? 'good' : s.coverage >= 0.95 ? 'warn' : 'bad';
@@ -104,6 +106,7 @@ function coverageSection(sources, formula) {
     const oldest = durationSeconds(s.oldest_open_age);
     return el('tr', { dataset: { source: s.source } },
       el('th', { scope: 'row', class: 'source' }, s.source),
+      el('td', { class: 'owner', title: 'sources.' + s.source + '.owner' }, ownerOf(owners, s.source)),
       cov,
       el('td', { class: 'n total' }, known ? num(s.total) : '–'),
       el('td', { class: 'total-by', title: s.total_counted_at || 'no total' },
@@ -120,21 +123,22 @@ function coverageSection(sources, formula) {
   return el('section', { id: 'coverage-section' },
     el('h2', {}, 'Coverage per source'),
     el('p', { class: 'hint formula' }, formula + '. The total is listed, stated or ingested. Moving a cohort to unindexable or erasing a record does not raise it.'),
-    table('coverage', ['source', 'coverage', { label: 'total', n: 1 }, 'total from', { label: 'indexed', n: 1 },
+    table('coverage', ['source', 'owner', 'coverage', { label: 'total', n: 1 }, 'total from', { label: 'indexed', n: 1 },
       { label: 'open', n: 1 }, { label: 'unindexable', n: 1 }, { label: 'erased', n: 1 }, { label: 'skipped', n: 1 },
       { label: 'documents', n: 1 }, { label: 'oldest open', n: 1 }], rows,
     'No source has reported documents or failures yet.'));
 }
 
-function cohortsSection(report) {
+function cohortsSection(report, source) {
   const rows = report.cohorts.map(c => el('tr', { dataset: { fingerprint: c.error_fingerprint || '', parserVersion: c.parser_version || '' } },
-    el('td', { class: 'fingerprint' }, el('a', { href: cohortHref(c), class: 'mono' }, c.error_fingerprint || '(none)')),
+    el('td', { class: 'fingerprint' }, el('a', { href: cohortHref(c, source), class: 'mono' }, c.error_fingerprint || '(none)')),
     el('td', { class: 'class' }, el('span', { class: 'tag ' + c.error_class }, c.error_class)),
     el('td', { class: 'n documents' }, num(c.documents)),
     el('td', { class: 'n attempts' }, num(c.attempts)),
     timeCell(c.since),
     el('td', { class: 'parser' }, c.parser_version || '–',
       c.stale_parser ? el('span', { class: 'stale', title: 'not the parser running now (' + report.running_parser_version + '): a drain may repair these' }, 'older parser') : null),
+    el('td', { class: 'owners' }, ownersText(c.owners)),
     el('td', { class: 'example', title: c.example_message || '' },
       el('span', { class: 'mono' }, c.example_error_type || ''), c.example_message ? ': ' + c.example_message : '')));
   const more = report.cut > 0 ? el('p', { class: 'hint' }, report.cut + ' more cohorts not shown (bin/ingest-quarantine cohorts lists every one).') : null;
@@ -143,7 +147,7 @@ function cohortsSection(report) {
     el('p', { class: 'hint' }, 'Open records by parser version, error class and fingerprint, most documents first. Running parser: ',
       el('span', { class: 'mono' }, report.running_parser_version), '.'),
     table('cohorts', ['fingerprint', 'class', { label: 'documents', n: 1 }, { label: 'attempts', n: 1 }, 'since',
-      'parser version', 'example error'], rows, 'No open quarantine records.'),
+      'parser version', 'owners', 'example error'], rows, source ? 'No open quarantine records of this source.' : 'No open quarantine records.'),
     more);
 }
 
@@ -182,19 +186,24 @@ function drainsSection(runs) {
       { label: 'source requests', n: 1 }, 'status', 'outcomes'], rows, 'No drain has run yet.'));
 }
 
-async function overview(view) {
+async function overview(view, params) {
+  const source = new URLSearchParams(params).get('source');
+  const cohortQuery = new URLSearchParams({ limit: COHORT_LIMIT });
+  if (source) cohortQuery.set('source', source);
   const [coverage, cohorts, unindexable, drains] = await Promise.all([
-    api('/api/coverage'), api('/api/cohorts?limit=' + COHORT_LIMIT), api('/api/unindexable'), api('/api/drains')]);
-  view.replaceChildren(coverageSection(coverage.sources, coverage.formula), cohortsSection(cohorts),
-    unindexableSection(unindexable.cohorts), drainsSection(drains.runs));
+    api('/api/coverage'), api('/api/cohorts?' + cohortQuery.toString()), api('/api/unindexable'), api('/api/drains')]);
+  view.replaceChildren(sourceFilter(coverage.sources, source, overviewHref),
+    coverageSection(ofSource(coverage.sources, source), coverage.formula, coverage.owners), cohortsSection(cohorts, source),
+    unindexableSection(ofSource(unindexable.cohorts, source)), drainsSection(drains.runs));
 }
 
 // --- a cohort's records ----------------------------------------------------------------------------------
 
 async function cohortView(view, params) {
   const q = new URLSearchParams(params);
+  const source = q.get('source');
   q.set('limit', RECORD_LIMIT);
-  const answer = await api('/api/records?' + q.toString());
+  const [answer, coverage] = await Promise.all([api('/api/records?' + q.toString()), api('/api/coverage')]);
   const rows = answer.records.map(r => el('tr', { dataset: { dlqId: r.dlq_id } },
     el('td', {}, el('a', { href: recordHref(r.dlq_id), class: 'mono' }, r.dlq_id)),
     el('td', { class: 'source' }, r.source),
@@ -202,16 +211,19 @@ async function cohortView(view, params) {
     el('td', { class: 'mono' }, r.error_type || '–'),
     el('td', {}, r.stage || '–'),
     el('td', { class: 'n' }, num(r.attempts)),
+    el('td', { class: 'owner' }, r.owner || '–'),
     timeCell(r.first_seen_at),
     timeCell(r.last_seen_at)));
-  view.replaceChildren(el('section', { id: 'cohort-section' },
-    el('p', { class: 'crumbs' }, el('a', { href: '#' }, 'quarantine'), ' › cohort'),
+  view.replaceChildren(sourceFilter(coverage.sources, source, s => cohortHref(answer, s)), el('section', { id: 'cohort-section' },
+    el('p', { class: 'crumbs' }, el('a', { href: overviewHref(source) }, 'quarantine'), ' › cohort'),
     el('h2', {}, 'Cohort ', el('span', { class: 'mono' }, answer.error_fingerprint)),
     el('dl', { class: 'facts' },
       el('dt', {}, 'class'), el('dd', {}, answer.error_class || 'any'),
       el('dt', {}, 'parser version'), el('dd', {}, answer.parser_version || 'any'),
+      el('dt', {}, 'source'), el('dd', { id: 'cohort-source' }, answer.source || 'any',
+        answer.source ? ' (owner ' + ownerOf(coverage.owners, answer.source) + ')' : null),
       el('dt', {}, 'open records'), el('dd', { id: 'cohort-total' }, num(answer.total))),
-    table('records', ['dlq_id', 'source', 'doc_id', 'error type', 'stage', { label: 'attempts', n: 1 }, 'first seen', 'last seen'],
+    table('records', ['dlq_id', 'source', 'doc_id', 'error type', 'stage', { label: 'attempts', n: 1 }, 'owner', 'first seen', 'last seen'],
       rows, 'No open record in this cohort (drained or disposed since).'),
     answer.cut > 0 ? el('p', { class: 'hint' }, answer.cut + ' more records not shown (oldest first).') : null,
     el('p', { class: 'hint' }, 'Next: bin/ingest-quarantine reproduce <dlq_id>, then (canary first) ',
@@ -227,7 +239,8 @@ const EVIDENCE_FIELDS = ['dlq_id', 'source', 'doc_id', 'source_uri', 'dispositio
   'payload_bytes', 'stack_trace_uri'];
 
 async function recordView(view, dlqId) {
-  const detail = await api('/api/records/' + encodeURIComponent(dlqId));
+  const [detail, trace] = await Promise.all([api('/api/records/' + encodeURIComponent(dlqId)),
+    api('/api/records/' + encodeURIComponent(dlqId) + '/stack-trace')]);
   const r = detail.record;
   const back = r.error_fingerprint ? cohortHref(r) : '#';
   const facts = EVIDENCE_FIELDS.map(f => el('tr', { dataset: { field: f } },
@@ -249,8 +262,54 @@ async function recordView(view, dlqId) {
     el('h3', {}, 'Attempts'),
     table('attempts', [{ label: '#', n: 1 }, 'seen', 'class', 'error type', 'fingerprint', 'reason', 'stage',
       'parser version', 'source version', { label: 'delivery', n: 1 }], attempts, 'No attempt recorded.'),
+    replaySection(r),
+    stackTraceSection(trace),
     el('p', { class: 'hint' }, 'Next: bin/ingest-quarantine reproduce ', el('span', { class: 'mono' }, r.dlq_id),
       ' parses the stored payload again with the parser running now.')));
+}
+
+// --- source filter, owners, replays and the stack trace ----------------------------------------------------
+
+// the overview of one source (every source without one)
+function overviewHref(source) { return source ? '#overview?source=' + encodeURIComponent(source) : '#'; }
+
+function ofSource(rows, source) { return source ? rows.filter(r => r.source === source) : rows; }
+
+function ownerOf(owners, source) { return (owners || {})[source] || '–'; }
+
+function ownersText(owners) { return owners && owners.length ? owners.join(', ') : '–'; }
+
+// a choice of source kept in the URL fragment: hrefOf(source or null) is the view of that source
+function sourceFilter(coverageRows, selected, hrefOf) {
+  const names = coverageRows.map(s => s.source).filter(n => n !== '_other');
+  if (selected && !names.includes(selected)) names.push(selected);
+  const select = el('select', { id: 'source-filter', 'aria-label': 'source' },
+    el('option', { value: '' }, 'every source'),
+    names.sort().map(n => el('option', { value: n, selected: n === selected }, n)));
+  select.addEventListener('change', () => { location.hash = hrefOf(select.value || null); });
+  return el('p', { class: 'filter' }, el('label', { for: 'source-filter' }, 'Source '), select,
+    selected ? el('span', { class: 'hint' }, ' Coverage, cohorts and the register show ', selected, ' only; drain runs every source.') : null);
+}
+
+function replaySection(r) {
+  return el('section', { id: 'replays-section' },
+    el('h3', {}, 'Replays'),
+    el('table', { id: 'replays', class: 'evidence' }, el('tbody', {},
+      el('tr', { dataset: { field: 'replay_count' } }, el('th', { scope: 'row' }, 'replay_count'), el('td', {}, num(r.replay_count))),
+      el('tr', { dataset: { field: 'last_replayed_at' } }, el('th', { scope: 'row' }, 'last_replayed_at'), timeCell(r.last_replayed_at)),
+      el('tr', { dataset: { field: 'last_drain_run_id' } }, el('th', { scope: 'row' }, 'last_drain_run_id'),
+        el('td', { class: 'mono' }, r.last_drain_run_id || '–')))),
+    el('p', { class: 'hint' }, 'How many times a drain asked the source for this document again, whatever the verdict.'));
+}
+
+// types and frames only: the API leaves every exception message out (a message may quote the document)
+function stackTraceSection(trace) {
+  return el('section', { id: 'stack-trace-section' },
+    el('h3', {}, 'Stack trace'),
+    trace.stored
+      ? el('pre', { id: 'stack-trace', class: 'trace' }, trace.stack_trace)
+      : el('p', { class: 'empty', id: 'stack-trace' }, 'No stack trace: ' + trace.why + '.'),
+    el('p', { class: 'hint' }, 'Exception types and frames; messages are left out (error_message above is the root cause\'s).'));
 }
 
 // --- session and routing ---------------------------------------------------------------------------------
@@ -275,7 +334,7 @@ async function render() {
   try {
     if (hash.startsWith('cohort?')) await cohortView(view, hash.substring('cohort?'.length));
     else if (hash.startsWith('record/')) await recordView(view, decodeURIComponent(hash.substring('record/'.length)));
-    else await overview(view);
+    else await overview(view, hash.startsWith('overview?') ? hash.substring('overview?'.length) : '');
     for (const fill of view.querySelectorAll('.fill')) fill.style.width = (Number(fill.dataset.ratio) * 100) + '%';
     $('read-at').textContent = 'read ' + new Date().toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z');
     document.body.dataset.loaded = hash.split(/[?/]/)[0] || 'overview';

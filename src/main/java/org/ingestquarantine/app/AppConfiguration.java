@@ -299,7 +299,8 @@ public final class AppConfiguration implements CamelConfiguration {
         if (Boolean.parseBoolean(settings.string(SERVE_OPERATOR_API, "false"))) {
             OperatorService service = new OperatorService(database.dataSource(), store, payloads, clock,
                     sourceAccess.sourceNames()).boundedTo((int) settings.requiredNumber("operator.unnamed-source-rows"))
-                    .countingSkipped(SkippedCoverage.of(settings.required(SkippedCoverage.PROPERTY)));
+                    .countingSkipped(SkippedCoverage.of(settings.required(SkippedCoverage.PROPERTY)))
+                    .withSourceOwners(source -> settings.find("sources." + source + ".owner"));
             startOperatorApi(settings, registry, started, new OperatorApi.Backend(service,
                     new Dispositions(database.dataSource(), store, payloads, clock),
                     new OperatorRegisters(database.dataSource()), new SourceCounts(service, listing, totals)));

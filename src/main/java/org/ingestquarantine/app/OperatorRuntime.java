@@ -82,7 +82,8 @@ public final class OperatorRuntime implements AutoCloseable {
         this.store = new QuarantineStore(database.dataSource(), payloads, this::ownerOf, clock);
         this.service = new OperatorService(database.dataSource(), store, payloads, clock, configuredSources)
                 .boundedTo((int) settings.requiredNumber("operator.unnamed-source-rows"))
-                .countingSkipped(SkippedCoverage.of(settings.required(SkippedCoverage.PROPERTY)));
+                .countingSkipped(SkippedCoverage.of(settings.required(SkippedCoverage.PROPERTY)))
+                .withSourceOwners(this::ownerOf);
     }
 
     /**
@@ -271,9 +272,7 @@ public final class OperatorRuntime implements AutoCloseable {
 
     /** @return each configured source's owner ({@code sources.<name>.owner}), sources without one left out */
     public java.util.SortedMap<String, String> configuredOwners() {
-        java.util.SortedMap<String, String> owners = new java.util.TreeMap<>();
-        configuredSources.forEach(source -> ownerOf(source).ifPresent(owner -> owners.put(source, owner)));
-        return owners;
+        return service.sourceOwners();
     }
 
     /** @return the page's lists: a cohort's records, the unindexable register, the drain runs */

@@ -4,16 +4,33 @@ import java.io.PrintWriter;
 import org.ingestquarantine.app.OperatorRuntime;
 import org.ingestquarantine.operator.RecordDetail;
 import org.ingestquarantine.operator.RecordView;
+import org.ingestquarantine.operator.StackTraceView;
 import org.ingestquarantine.quarantine.QuarantineAttempt;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
-/** {@code show <dlq_id | source/doc_id>}: the whole evidence record with its attempt history. */
+/**
+ * {@code show <dlq_id | source/doc_id> [--stack-trace]}: the whole evidence record with its attempt history and replay
+ * history; or its stack trace, types and frames only.
+ */
 @Command(name = "show", mixinStandardHelpOptions = true,
-        description = "The whole evidence record with its attempt history, versions, payload and trace locations.")
+        description = "The whole evidence record with its attempt history, replays, versions, payload and trace"
+                + " locations; with --stack-trace, the failure's stack trace (types and frames).")
 final class ShowCommand extends RecordCommand {
+
+    @Option(names = "--stack-trace", description = "Print the failure's stack trace instead: exception types and"
+            + " frames, every message left out (a message may quote the document; error_message holds the root's).")
+    boolean stackTrace;
 
     @Override
     int execute(OperatorRuntime runtime, PrintWriter out) {
+        if (stackTrace) {
+            StackTraceView v = runtime.service().stackTrace(ref);
+            print(out, v, v.stored() ? "stack trace of " + v.dlqId() + " (" + v.stackTraceUri() + "), types and frames,"
+                    + " messages left out:" + System.lineSeparator() + v.stackTrace().stripTrailing()
+                    : "no stack trace for " + v.dlqId() + ": " + v.why());
+            return 0;
+        }
         RecordDetail d = runtime.service().show(ref);
         RecordView r = d.record();
         StringBuilder b = new StringBuilder();
@@ -31,6 +48,7 @@ final class ShowCommand extends RecordCommand {
         field(b, "error_message", r.errorMessage());
         field(b, "fingerprint", r.errorFingerprint());
         field(b, "stage", r.stage());
+        field(b, "replays", replays(r));
         field(b, "attempts", r.attempts() + " deliveries, " + r.quarantineWrites() + " recorded, first seen " + time(r.firstSeenAt()) + ", last seen " + time(r.lastSeenAt()));
         field(b, "source_version", java.util.Objects.toString(r.sourceVersion(), "erased".equals(r.disposition()) ? "- (erased)" : "- (the source gave none)") + (r.sourceUpdatedAt() == null ? "" : " (updated " + time(r.sourceUpdatedAt()) + ")"));
         field(b, "cursor / seq", java.util.Objects.toString(r.cursorAtArrival(), "-") + " / "
@@ -61,6 +79,12 @@ final class ShowCommand extends RecordCommand {
     /** @return nothing for an object that is stored, else whether it is missing or cannot be reached from here */
     private static String presence(boolean stored, String note) {
         return stored ? "" : note != null ? " NOT READABLE HERE: " + note : " MISSING from the store";
+    }
+
+    /** @return the record's replay history: how many drains asked its source again, the last one's time and run */
+    private static String replays(RecordView r) {
+        return r.replayCount() == 0 ? "0 (no drain has replayed it)" : r.replayCount() + ", last "
+                + time(r.lastReplayedAt()) + " by drain run " + orDash(r.lastDrainRunId());
     }
 
     /** A version the record does not hold (the stage was never reached) as "-", never "null". */

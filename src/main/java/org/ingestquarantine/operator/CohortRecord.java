@@ -13,7 +13,8 @@ import java.time.Instant;
  * @param attempts failures recorded
  * @param firstSeenAt first failure
  * @param lastSeenAt latest failure
+ * @param owner the team written on the record (its source's {@code sources.<name>.owner}), or null
  */
 public record CohortRecord(String dlqId, String source, String docId, String errorType, String stage, int attempts,
-                           Instant firstSeenAt, Instant lastSeenAt) {
+                           Instant firstSeenAt, Instant lastSeenAt, String owner) {
 }

@@ -8,31 +8,35 @@ import java.util.List;
  * @param errorFingerprint the cohort's fingerprint
  * @param parserVersion its parser version, or null for every version
  * @param errorClass its class code, or null for every class
- * @param total open records in the cohort
+ * @param source only records of this source, or null for every source
+ * @param total open records in the cohort (of that source)
  * @param cut records left out by the limit
  * @param records the records shown, oldest first seen first
  * @param drainCommand the {@code drain} that selects exactly this cohort: every filter of it
- *     ({@code --fingerprint}, and {@code --parser-version} and {@code --class} where it has them), with
- *     {@code --limit N --rate R} left for the operator to choose
+ *     ({@code --fingerprint}, and {@code --parser-version}, {@code --class} and {@code --source} where it has them),
+ *     with {@code --limit N --rate R} left for the operator to choose
  */
-public record CohortRecords(String errorFingerprint, String parserVersion, String errorClass, long total, long cut,
-                            List<CohortRecord> records, String drainCommand) {
+public record CohortRecords(String errorFingerprint, String parserVersion, String errorClass, String source, long total,
+                            long cut, List<CohortRecord> records, String drainCommand) {
 
     /** @return the records of a cohort, its drain command made from the same filters */
-    static CohortRecords of(String errorFingerprint, String parserVersion, String errorClass, long total, long cut,
-                            List<CohortRecord> records) {
-        return new CohortRecords(errorFingerprint, parserVersion, errorClass, total, cut, records,
-                drainCommand(errorFingerprint, parserVersion, errorClass));
+    static CohortRecords of(String errorFingerprint, String parserVersion, String errorClass, String source, long total,
+                            long cut, List<CohortRecord> records) {
+        return new CohortRecords(errorFingerprint, parserVersion, errorClass, source, total, cut, records,
+                drainCommand(errorFingerprint, parserVersion, errorClass, source));
     }
 
     /** @return {@code bin/ingest-quarantine drain} with the cohort's filters, each value shell-quoted if needed */
-    static String drainCommand(String fingerprint, String parserVersion, String errorClass) {
+    static String drainCommand(String fingerprint, String parserVersion, String errorClass, String source) {
         StringBuilder b = new StringBuilder("bin/ingest-quarantine drain --fingerprint ").append(shell(fingerprint));
         if (parserVersion != null) {
             b.append(" --parser-version ").append(shell(parserVersion));
         }
         if (errorClass != null) {
             b.append(" --class ").append(shell(errorClass));
+        }
+        if (source != null) {
+            b.append(" --source ").append(shell(source));
         }
         return b.append(" --limit N --rate R").toString();
     }

@@ -17,8 +17,11 @@ import java.time.Instant;
  * @param exampleErrorType that record's error type
  * @param exampleMessage that record's error message, first line, at most {@value OperatorQueries#EXAMPLE_MESSAGE_CHARS}
  *     characters; may quote document text, so it is shown to the operator and never logged
+ * @param owners the owners written on the cohort's open records (the source's {@code sources.<name>.owner} when each
+ *     was created, or since by {@code sources sync-owners}), sorted, {@link OperatorService#UNOWNED} last for records
+ *     that name none
  */
 public record CohortRow(String parserVersion, boolean staleParser, String errorClass, String errorFingerprint,
                         long documents, long attempts, Instant since, Instant lastSeen, String exampleDlqId,
-                        String exampleErrorType, String exampleMessage) {
+                        String exampleErrorType, String exampleMessage, java.util.List<String> owners) {
 }

@@ -70,7 +70,9 @@ import org.ingestquarantine.quarantine.QuarantineStore;
  * code {@value RepairClose#NO_CHANGE_SEEN} when the parser version is the record's too. A failure records a new
  * attempt (its fingerprint may be new) and the record stays open. Every HEAD and GET first takes a token from the
  * run's own bucket ({@code --rate}) and from the origin's shared bucket, if any, taking only its slack
- * ({@link SourceRequestThrottle#slackOnly()}: the live path keeps its reserve). Rows are never deleted.
+ * ({@link SourceRequestThrottle#slackOnly()}: the live path keeps its reserve). Rows are never deleted. A record
+ * whose source was asked again, whatever the verdict, keeps its replay history (schema V26: {@code replay_count},
+ * {@code last_replayed_at}, {@code last_drain_run_id}), written with its run item's outcome.
  *
  * <p>A record this process may not ask its source about, because of ITS configuration (the source is not
  * configured here: {@code unknown_source}; the folder an ingest recorded as its root is gone:
@@ -224,6 +226,7 @@ public final class Drain {
         for (String dlqId : selection.dlqIds()) {
             String outcome;
             AtomicReference<RepairClose.Evidence> by = new AtomicReference<>();
+            long asked = requests.get();
             if (interrupted || Thread.currentThread().isInterrupted()) {
                 interrupted = true;
                 outcome = "not_tried";
@@ -241,7 +244,8 @@ public final class Drain {
             if (by.get() != null) {
                 verdicts.merge(outcome + " by=" + by.get().code(), 1L, Long::sum);
             }
-            markItem(runId, dlqId, outcome, by.get());
+            // a record is replayed when its source was asked again, whatever came of it
+            markItem(runId, dlqId, outcome, by.get(), requests.get() > asked);
         }
         Duration elapsed = Duration.ofNanos(System.nanoTime() - started);
         DrainReport.Forecast forecast = selection.dlqIds().size() < selection.cohortDocuments()
@@ -554,14 +558,20 @@ public final class Drain {
         return i;
     }
 
-    private void markItem(String runId, String dlqId, String outcome, RepairClose.Evidence by) {
-        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(
-                "UPDATE drain_run_items SET outcome = ?, verdict_by = ? WHERE run_id = ? AND dlq_id = ?")) {
-            s.setString(1, outcome);
-            s.setString(2, by == null ? null : by.code());
-            s.setString(3, runId);
-            s.setString(4, dlqId);
-            s.executeUpdate();
+    /**
+     * Writes the item's outcome and, for a record the run replayed, its replay history (schema V26: one more
+     * {@code replay_count}, {@code last_replayed_at} now, {@code last_drain_run_id} this run), in one transaction.
+     *
+     * @param replayed whether the record's source was asked again (a HEAD or GET was made for it)
+     */
+    private void markItem(String runId, String dlqId, String outcome, RepairClose.Evidence by, boolean replayed) {
+        try {
+            new Jdbc(dataSource).inTransaction(c -> {
+                Jdbc.update(c, "UPDATE drain_run_items SET outcome = ?, verdict_by = ? WHERE run_id = ? AND dlq_id = ?",
+                        outcome, by == null ? null : by.code(), runId, dlqId);
+                return replayed ? Jdbc.update(c, "UPDATE quarantine SET replay_count = replay_count + 1,"
+                        + " last_replayed_at = ?, last_drain_run_id = ? WHERE dlq_id = ?", now(), runId, dlqId) : 0;
+            });
         } catch (SQLException e) {
             throw failure("the outcome of " + dlqId + " in drain run " + runId + " was not written", e);
         }

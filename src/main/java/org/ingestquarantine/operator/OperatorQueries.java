@@ -164,12 +164,13 @@ final class OperatorQueries {
                     SELECT parser_version, error_class, error_fingerprint, sum(documents) AS documents,
                            sum(attempts) AS attempts, min(first_seen_min) AS since, max(last_seen_max) AS last_seen,
                            (array_agg(source ORDER BY first_seen_min))[1] AS example_source,
-                           (array_agg(owner ORDER BY first_seen_min))[1] AS example_owner
+                           (array_agg(owner ORDER BY first_seen_min))[1] AS example_owner,
+                           array_agg(DISTINCT owner ORDER BY owner) FILTER (WHERE documents > 0) AS owners
                     FROM g GROUP BY parser_version, error_class, error_fingerprint
                 )
                 SELECT NULLIF(c.parser_version, '') AS parser_version, c.error_class,
                        NULLIF(c.error_fingerprint, '') AS error_fingerprint, c.documents, c.attempts, c.since,
-                       c.last_seen, e.dlq_id AS example, e.error_type, e.error_message
+                       c.last_seen, e.dlq_id AS example, e.error_type, e.error_message, c.owners
                 FROM c LEFT JOIN LATERAL (
                     SELECT q.dlq_id, q.error_type, q.error_message FROM quarantine q
                     WHERE q.source = c.example_source AND COALESCE(q.parser_version, '') = c.parser_version
@@ -189,8 +190,29 @@ final class OperatorQueries {
             }
         }, rs -> rows.add(new CohortRow(rs.getString(1), !runningParser.equals(rs.getString(1)), rs.getString(2),
                 rs.getString(3), rs.getLong(4), rs.getLong(5), SqlTime.get(rs, "since"), SqlTime.get(rs, "last_seen"),
-                rs.getString("example"), rs.getString("error_type"), firstLine(rs.getString("error_message")))));
+                rs.getString("example"), rs.getString("error_type"), firstLine(rs.getString("error_message")),
+                owners(rs.getArray("owners")))));
         return rows;
+    }
+
+    /** @return a cohort's owners as the summary holds them ('' for none), none shown as {@link OperatorService#UNOWNED} */
+    private static List<String> owners(java.sql.Array owners) throws java.sql.SQLException {
+        if (owners == null) {
+            return List.of();
+        }
+        List<String> named = new ArrayList<>();
+        boolean unowned = false;
+        for (Object owner : (Object[]) owners.getArray()) {
+            if (owner == null || owner.toString().isEmpty()) {
+                unowned = true;
+            } else {
+                named.add(owner.toString());
+            }
+        }
+        if (unowned) {
+            named.add(OperatorService.UNOWNED);
+        }
+        return List.copyOf(named);
     }
     private static String firstLine(String message) {
         if (message == null) {

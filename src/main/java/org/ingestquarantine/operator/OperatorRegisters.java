@@ -49,6 +49,18 @@ public final class OperatorRegisters {
      * @throws BadOperatorInputException if the fingerprint is missing, the class unknown or the limit below 1
      */
     public CohortRecords cohortRecords(String fingerprint, String parserVersion, String errorClass, Integer limit) {
+        return cohortRecords(fingerprint, parserVersion, errorClass, null, limit);
+    }
+
+    /**
+     * The open records of one cohort from one source (or every source), oldest first seen first.
+     *
+     * @param source only records of this source, or null for every source (check it with
+     *     {@link OperatorService#requireKnownSource} first: an unknown one answers no record)
+     * @see #cohortRecords(String, String, String, Integer)
+     */
+    public CohortRecords cohortRecords(String fingerprint, String parserVersion, String errorClass, String source,
+                                       Integer limit) {
         if (fingerprint == null || fingerprint.isBlank()) {
             throw new BadOperatorInputException("name the cohort's fingerprint");
         }
@@ -67,17 +79,22 @@ public final class OperatorRegisters {
             where.append(" AND error_class = ?");
             args.add(classCode);
         }
+        if (source != null) {
+            where.append(" AND source = ?");
+            args.add(source);
+        }
         args.add(max);
         long[] total = {0};
         List<CohortRecord> rows = read("records of cohort", "SELECT dlq_id, source, doc_id, error_type, stage, attempts,"
-                + " first_seen_at, last_seen_at, count(*) OVER () AS total FROM quarantine WHERE " + where
+                + " first_seen_at, last_seen_at, owner, count(*) OVER () AS total FROM quarantine WHERE " + where
                 + " ORDER BY first_seen_at, dlq_id LIMIT ?", rs -> {
                     total[0] = rs.getLong("total");
                     return new CohortRecord(rs.getString("dlq_id"), rs.getString("source"), rs.getString("doc_id"),
                             rs.getString("error_type"), rs.getString("stage"), rs.getInt("attempts"),
-                            SqlTime.get(rs, "first_seen_at"), SqlTime.get(rs, "last_seen_at"));
+                            SqlTime.get(rs, "first_seen_at"), SqlTime.get(rs, "last_seen_at"), rs.getString("owner"));
                 }, args.toArray());
-        return CohortRecords.of(fingerprint, parserVersion, classCode, total[0], total[0] - rows.size(), List.copyOf(rows));
+        return CohortRecords.of(fingerprint, parserVersion, classCode, source, total[0], total[0] - rows.size(),
+                List.copyOf(rows));
     }
 
     /**

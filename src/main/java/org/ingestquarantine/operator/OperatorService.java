@@ -39,6 +39,8 @@ public final class OperatorService {
     /** Rows the sources no operator named may have in coverage and stats; null: every source has its own. */
     private final Integer unnamedSourceRows;
     private final org.ingestquarantine.ingest.SourceRoots roots;
+    /** A configured source's owner ({@code sources.<name>.owner}), empty if none. */
+    private final java.util.function.Function<String, Optional<String>> ownerOf;
 
     /** Most source names an unknown-source refusal lists. */
     public static final int KNOWN_SOURCES_SHOWN = 10;
@@ -67,6 +69,7 @@ public final class OperatorService {
     public OperatorService(DataSource dataSource, QuarantineStore store, PayloadStore payloads,
                            Clock clock, java.util.Collection<String> configuredSources) {
         this.unnamedSourceRows = null;
+        this.ownerOf = source -> Optional.empty();
         this.roots = new org.ingestquarantine.ingest.SourceRoots(dataSource, clock);
         this.queries = new OperatorQueries(dataSource);
         this.store = Objects.requireNonNull(store, "store");
@@ -76,8 +79,10 @@ public final class OperatorService {
                 new java.util.TreeSet<>(Objects.requireNonNull(configuredSources, "configuredSources")));
     }
 
-    private OperatorService(OperatorService base, Integer unnamedSourceRows, OperatorQueries queries) {
+    private OperatorService(OperatorService base, Integer unnamedSourceRows, OperatorQueries queries,
+                            java.util.function.Function<String, Optional<String>> ownerOf) {
         this.queries = queries;
+        this.ownerOf = ownerOf;
         this.store = base.store;
         this.payloads = base.payloads;
         this.clock = base.clock;
@@ -98,7 +103,7 @@ public final class OperatorService {
         if (rows < 0) {
             throw new IllegalArgumentException("operator.unnamed-source-rows must be 0 or more, was " + rows);
         }
-        return new OperatorService(this, rows, queries);
+        return new OperatorService(this, rows, queries, ownerOf);
     }
 
     /**
@@ -107,7 +112,25 @@ public final class OperatorService {
      * @return this service with coverage so counted
      */
     public OperatorService countingSkipped(org.ingestquarantine.metrics.SkippedCoverage skippedCoverage) {
-        return new OperatorService(this, unnamedSourceRows, queries.countingSkipped(skippedCoverage));
+        return new OperatorService(this, unnamedSourceRows, queries.countingSkipped(skippedCoverage), ownerOf);
+    }
+
+    /**
+     * @param owners a configured source's owner (configuration {@code sources.<name>.owner}), empty if none
+     * @return this service naming the configured sources' owners in {@link #sourceOwners}; without it, none
+     */
+    public OperatorService withSourceOwners(java.util.function.Function<String, Optional<String>> owners) {
+        return new OperatorService(this, unnamedSourceRows, queries, Objects.requireNonNull(owners, "owners"));
+    }
+
+    /**
+     * @return each configured source's owner as configured now, sorted by source, sources without one left out (a
+     *     record keeps the owner written when it was created: {@code sources sync-owners} brings open ones up to date)
+     */
+    public java.util.SortedMap<String, String> sourceOwners() {
+        java.util.SortedMap<String, String> owners = new java.util.TreeMap<>();
+        configuredSources.forEach(source -> ownerOf.apply(source).ifPresent(owner -> owners.put(source, owner)));
+        return owners;
     }
 
     /**
@@ -212,6 +235,40 @@ public final class OperatorService {
         boolean trace = stored(record.stackTraceUri(), notes, 1);
         return new RecordDetail(RecordView.of(record), store.attempts(record.dlqId()), payload, trace, notes[0],
                 notes[1]);
+    }
+
+    /**
+     * Reads a record's stack trace from the payload store, its exception messages left out
+     * ({@link RedactedStackTrace}: they may quote the document).
+     *
+     * @param ref a dlq_id or {@code source/doc_id}
+     * @return the trace, types and frames only; or why it cannot be read (none recorded, erased, gone from the store,
+     *     a store this process is not configured for or that does not answer)
+     * @throws BadOperatorInputException if no record has that name
+     */
+    public StackTraceView stackTrace(String ref) {
+        QuarantineRecord record = find(RecordRef.parse(ref));
+        String uri = record.stackTraceUri();
+        if (uri == null) {
+            return new StackTraceView(record.dlqId(), null, false, record.disposition()
+                    == org.ingestquarantine.quarantine.Disposition.ERASED ? "erased with the record's document"
+                    : "none recorded", null);
+        }
+        String why;
+        try {
+            byte[] trace = payloads.get(uri);
+            return new StackTraceView(record.dlqId(), uri, true, null,
+                    RedactedStackTrace.of(new String(trace, java.nio.charset.StandardCharsets.UTF_8)));
+        } catch (java.nio.file.NoSuchFileException e) {
+            why = "not in the payload store (removed from it)";
+        } catch (IllegalArgumentException e) {
+            why = "not readable here: " + e.getMessage(); // a store this process is not configured for, naming the setting
+        } catch (org.ingestquarantine.quarantine.PayloadCorruptException e) {
+            why = "damaged in the payload store: " + e.getMessage();
+        } catch (java.io.IOException | java.io.UncheckedIOException e) {
+            why = "not readable here: the payload store did not answer (" + e.getClass().getSimpleName() + ")";
+        }
+        return new StackTraceView(record.dlqId(), uri, false, why, null);
     }
 
     /**

@@ -44,6 +44,9 @@ public final class QuarantineRecord {
     private final String owner;
     private final Instant closedAt;
     private final String verdictBy;
+    private final int replayCount;
+    private final Instant lastReplayedAt;
+    private final String lastDrainRunId;
 
     /** Reads the current row of a {@code SELECT * FROM quarantine}. */
     QuarantineRecord(ResultSet row) throws SQLException {
@@ -79,6 +82,10 @@ public final class QuarantineRecord {
         owner = row.getString("owner");
         closedAt = SqlTime.get(row, "closed_at");
         verdictBy = row.getString("verdict_by");
+        replayCount = row.getInt("replay_count");
+        lastReplayedAt = SqlTime.get(row, "last_replayed_at");
+        String run = row.getString("last_drain_run_id");
+        lastDrainRunId = run == null ? null : run.trim();
     }
 
     /** @return the record's ULID (26 characters), assigned at the first failure */
@@ -137,6 +144,12 @@ public final class QuarantineRecord {
      *     or {@code none}; null for a record not closed as repaired (or closed so before schema V22)
      */
     public String verdictBy() { return verdictBy; }
+    /** @return times a drain replayed the record (asked its source again, whatever the verdict); 0 if never */
+    public int replayCount() { return replayCount; }
+    /** @return when a drain last replayed it, or null if never (or only before schema V26) */
+    public Instant lastReplayedAt() { return lastReplayedAt; }
+    /** @return the {@code drain_runs} row of that replay, or null */
+    public String lastDrainRunId() { return lastDrainRunId; }
 
     @Override
     public String toString() {

@@ -29,9 +29,11 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>{@code GET /api/stats[?source=S]}</li>
  *   <li>{@code GET /api/cohorts[?source=S&class=C&limit=N]}</li>
- *   <li>{@code GET /api/coverage}</li>
+ *   <li>{@code GET /api/coverage}: per source, with the formula and each configured source's owner</li>
  *   <li>{@code GET /api/records/<dlq_id | source/doc_id>} (the name URL-encoded or as a path)</li>
- *   <li>{@code GET /api/records?fingerprint=F[&parser_version=V&class=C&limit=N]}: the open records of a cohort,
+ *   <li>{@code GET /api/records/<ref>/stack-trace}: the record's stack trace, types and frames, messages left out
+ *       ({@link org.ingestquarantine.operator.RedactedStackTrace})</li>
+ *   <li>{@code GET /api/records?fingerprint=F[&parser_version=V&class=C&source=S&limit=N]}: the open records of a cohort,
  *       oldest first ({@link OperatorRegisters#DEFAULT_RECORD_LIMIT} without a limit; the answer says how many
  *       were cut)</li>
  *   <li>{@code GET /api/unindexable}: the unindexable register</li>
@@ -55,6 +57,12 @@ import org.slf4j.LoggerFactory;
 public final class OperatorApi implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(OperatorApi.class);
+
+    /**
+     * Suffix of a record's stack trace, {@code GET /api/records/<ref>/stack-trace}: a record whose doc_id itself ends
+     * so is named by its dlq_id or URL-encoded ({@code %2F} for each {@code /}).
+     */
+    static final String STACK_TRACE = "/stack-trace";
 
     /** {@code counted_by} of a total stated through the API without a {@code stated_by}. */
     public static final String STATED_BY = "api";
@@ -145,7 +153,7 @@ public final class OperatorApi implements AutoCloseable {
                 status = body == null ? 404 : 200;
                 if (body == null) {
                     body = Map.of("error", "no such route; see GET /api/stats, /api/cohorts, /api/coverage,"
-                            + " /api/records/<ref>, /api/records?fingerprint=F, /api/unindexable, /api/drains,"
+                            + " /api/records/<ref>, /api/records/<ref>/stack-trace, /api/records?fingerprint=F, /api/unindexable, /api/drains,"
                             + " /api/overdue, POST /api/dispose, POST /api/sources/<source>/count,"
                             + " POST /api/sources/<source>/total");
                 }
@@ -203,18 +211,32 @@ public final class OperatorApi implements AutoCloseable {
         return switch (path.contains("/") ? path.substring(0, path.indexOf('/')) : path) {
             case "stats" -> service.stats(q.get("source"));
             case "cohorts" -> service.cohorts(q.get("source"), q.get("class"), integer(q.get("limit"), "limit"));
-            case "coverage" -> Map.of("sources", service.coverage(), "formula", service.coverageFormula());
+            case "coverage" -> Map.of("sources", service.coverage(), "formula", service.coverageFormula(),
+                    "owners", service.sourceOwners());
             case "overdue" -> service.overdue(q.containsKey("older_than_days")
                     ? Duration.ofDays(integer(q.get("older_than_days"), "older_than_days")) : defaultOverdueAge);
-            case "records" -> path.startsWith("records/")
-                    ? service.show(recordRef(path.substring("records/".length())))
-                    : path.equals("records") ? registers.cohortRecords(q.get("fingerprint"), q.get("parser_version"),
-                            q.get("class"), integer(q.get("limit"), "limit")) : null;
+            case "records" -> path.startsWith("records/") ? record(path.substring("records/".length()))
+                    : path.equals("records") ? cohortRecords(q) : null;
             case "unindexable" -> path.equals("unindexable") ? Map.of("cohorts", registers.unindexable()) : null;
             case "drains" -> path.equals("drains") ? Map.of("runs", registers.drainRuns(integer(q.get("limit"), "limit")))
                     : null;
             default -> null;
         };
+    }
+
+    /** {@code GET /api/records?fingerprint=F[&parser_version=V&class=C&source=S&limit=N]}. */
+    private Object cohortRecords(Map<String, String> q) {
+        service.requireKnownSource(q.get("source"));
+        return registers.cohortRecords(q.get("fingerprint"), q.get("parser_version"), q.get("class"), q.get("source"),
+                integer(q.get("limit"), "limit"));
+    }
+
+    /** {@code GET /api/records/<ref>} and {@code GET /api/records/<ref>/stack-trace}. */
+    private Object record(String rest) {
+        if (rest.endsWith(STACK_TRACE) && rest.length() > STACK_TRACE.length()) {
+            return service.stackTrace(recordRef(rest.substring(0, rest.length() - STACK_TRACE.length())));
+        }
+        return service.show(recordRef(rest));
     }
 
     /** {@code POST /api/sources/<source>/count} and {@code .../total}; null (404) for any other path. */

@@ -270,6 +270,27 @@ class OperatorCommandsTest extends PostgresTestBase {
         assertThat(json.at("/attempts/1/source_uri").asText()).isEqualTo(LEASE_URI);
         assertThat(json.at("/attempts/1/error_class").asText()).isEqualTo("ambiguous_parse");
         assertThat(json.get("payload_stored").asBoolean()).isTrue();
+        assertThat(byName.out).containsPattern("(?m)^replays\\s+0 \\(no drain has replayed it\\)$");
+        assertThat(json.at("/record/replay_count").asInt()).isZero();
+        assertThat(json.at("/record/last_drain_run_id").isNull()).isTrue();
+    }
+
+    /** show --stack-trace: the stored trace's types and frames, its messages left out (they may quote the document). */
+    @Test
+    void shouldPrintARecordsStackTraceWithoutItsMessages() throws Exception {
+        Result text = run("show", "contracts/2026/11/lease.pdf", "--stack-trace", "--data-dir", data.toString());
+
+        assertThat(text.code).as(text.err).isZero();
+        assertThat(text.out).startsWith("stack trace of " + lease.dlqId() + " (")
+                .contains("\njava.lang.IllegalStateException: [message left out]\n\tat org.ingestquarantine.cli.OperatorCommandsTest.setUp(")
+                .doesNotContain("missing /Root");
+        JsonNode json = JSON.readTree(run("show", lease.dlqId(), "--stack-trace", "--json", "--data-dir", data.toString()).out);
+        assertThat(json.get("stored").asBoolean()).isTrue();
+        assertThat(json.get("stack_trace").asText()).startsWith("java.lang.IllegalStateException: [message left out]\n")
+                .doesNotContain("missing /Root");
+        Result none = run("show", "invoices/inv-0", "--stack-trace", "--data-dir", data.toString());
+        assertThat(none.code).isZero();
+        assertThat(none.out.strip()).matches("no stack trace for \\w{26}: none recorded");
     }
 
     @Test
@@ -560,6 +581,15 @@ class OperatorCommandsTest extends PostgresTestBase {
             assertThat(report.get("selected").asInt()).isEqualTo(3);
             assertThat(report.get("source_requests").asInt()).isEqualTo(2 + 2);
             assertThat(report.get("outcomes").fieldNames()).toIterable().anyMatch(k -> k.startsWith("still_failing:"));
+            // the replayed record's history names this run, in show and its JSON
+            Result shown = run("show", "invoices/inv-0", "--data-dir", data.toString());
+            assertThat(shown.out).containsPattern("(?m)^replays\\s+1, last \\S+ by drain run "
+                    + report.get("run_id").asText() + "$");
+            JsonNode record = JSON.readTree(run("show", "invoices/inv-0", "--json", "--data-dir", data.toString()).out)
+                    .get("record");
+            assertThat(record.get("replay_count").asInt()).isEqualTo(1);
+            assertThat(record.get("last_drain_run_id").asText()).isEqualTo(report.get("run_id").asText());
+            assertThat(record.get("last_replayed_at").isTextual()).isTrue();
         } finally {
             System.clearProperty("sources.invoices.base-uri");
             System.clearProperty("sources.invoices.file-roots");

@@ -197,6 +197,48 @@ class DrainTest extends PostgresTestBase {
     }
 
     /**
+     * Every replay (the source asked again) adds one to the record's replay_count and names its time and run, whatever
+     * the verdict: repaired, deleted at source or still failing; a record the drain did not ask about keeps 0.
+     */
+    @Test
+    void shouldKeepEachReplayInTheRecordsHistoryWhateverTheVerdict() throws Exception {
+        fail("web", "fixed.pdf", "\"f1\"");
+        served.put("fixed.pdf", new Served(200, "\"f1\"", TextPdf.of("parses now")));
+        fail("web", "gone.pdf", "g1");
+        fail("web", "broken.pdf", "b1");
+        served.put("broken.pdf", new Served(200, "\"b2\"", "still not a PDF".getBytes(StandardCharsets.US_ASCII)));
+        fail("nowhere", "unasked.pdf", "u1"); // no URI known for its source: not attempted
+        assertThat(store.find("web", "broken.pdf").orElseThrow().replayCount()).isZero();
+
+        DrainReport first = drain(SourceRequestThrottle.unlimited()).run(request(10, 50), (done, of) -> { });
+
+        assertThat(first.outcomes()).containsEntry("repaired_parser_fixed", 1L).containsEntry("deleted_at_source", 1L)
+                .containsEntry("not_attempted:" + Drain.NO_SOURCE_URI, 1L);
+        for (String docId : new String[] {"fixed.pdf", "gone.pdf", "broken.pdf"}) {
+            QuarantineRecord r = store.find("web", docId).orElseThrow();
+            assertThat(r.replayCount()).as(docId).isEqualTo(1);
+            assertThat(r.lastDrainRunId()).as(docId).isEqualTo(first.runId());
+            assertThat(r.lastReplayedAt()).as(docId).isNotNull();
+        }
+        QuarantineRecord unasked = store.find("nowhere", "unasked.pdf").orElseThrow();
+        assertThat(unasked.replayCount()).isZero();
+        assertThat(unasked.lastReplayedAt()).isNull();
+        assertThat(unasked.lastDrainRunId()).isNull();
+        QuarantineRecord once = store.find("web", "broken.pdf").orElseThrow();
+
+        // still failing: its cohort is now the failure's own fingerprint; a second drain replays it again
+        DrainReport second = drain(SourceRequestThrottle.unlimited())
+                .run(new Drain.Request(once.errorFingerprint(), null, null, 10, 50, "test"), (done, of) -> { });
+
+        assertThat(second.outcomes()).containsOnlyKeys("still_failing:" + once.errorFingerprint());
+        QuarantineRecord twice = store.find("web", "broken.pdf").orElseThrow();
+        assertThat(twice.replayCount()).isEqualTo(2);
+        assertThat(twice.lastDrainRunId()).isEqualTo(second.runId()).isNotEqualTo(first.runId());
+        assertThat(twice.lastReplayedAt()).isAfter(once.lastReplayedAt());
+        assertThat(store.find("web", "fixed.pdf").orElseThrow().replayCount()).as("not in the second run").isEqualTo(1);
+    }
+
+    /**
      * A document ingest quarantined with a root cause distinct from the classified wrapper (the worker's
      * {@code IOException} inside {@code PdfSyntaxException}) keeps that root cause as its error when a drain
      * attempt fails the same way: the drain records the error by the ingest route's rule, not the wrapper's.

@@ -152,6 +152,111 @@ class OperatorApiTest extends PostgresTestBase {
         assertThat(get("/api/unindexable", null).statusCode()).isEqualTo(401);
     }
 
+    /**
+     * A record's stack trace, read from the payload store: types and frames, every message left out (they may quote
+     * the document); a record that keeps none says why; an unknown record is a 404.
+     */
+    @Test
+    void shouldServeARecordsStackTraceWithTypesAndFramesOnly() throws Exception {
+        String quoted = "Lessee shall return the premises broom-clean";
+        var record = store.record(FailureEvidence.builder("contracts", "2026/traced.pdf").errorClass(ErrorClass.AMBIGUOUS_PARSE)
+                .failure(new IllegalStateException("parse failed: " + quoted,
+                        new java.io.IOException("Unknown operator '" + quoted + "'\nsecond line of it")))
+                .parserVersion("p-old").build());
+
+        HttpResponse<String> r = get("/api/records/" + record.dlqId() + "/stack-trace", TOKEN);
+
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        JsonNode trace = JSON.readTree(r.body());
+        assertThat(trace.get("stored").asBoolean()).isTrue();
+        assertThat(trace.get("stack_trace_uri").asText()).isEqualTo(record.stackTraceUri());
+        assertThat(trace.get("stack_trace").asText())
+                .startsWith("java.lang.IllegalStateException: [message left out]\n\tat org.ingestquarantine.web.OperatorApiTest.")
+                .contains("\nCaused by: java.io.IOException: [message left out]\n")
+                .doesNotContain(quoted).doesNotContain("second line").doesNotContain("Unknown operator");
+        assertThat(get("/api/records/" + URLEncoder.encode("contracts/2026/traced.pdf", StandardCharsets.UTF_8)
+                + "/stack-trace", TOKEN).body()).as("named by source/doc_id").isEqualTo(r.body());
+        assertThat(get("/api/records/contracts/2026/traced.pdf/stack-trace", TOKEN).body()).isEqualTo(r.body());
+
+        JsonNode none = JSON.readTree(get("/api/records/contracts/2026/lease-0.pdf/stack-trace", TOKEN).body());
+        assertThat(none.get("stored").asBoolean()).isFalse();
+        assertThat(none.get("why").asText()).isEqualTo("none recorded");
+        assertThat(none.get("stack_trace").isNull()).isTrue();
+        assertThat(get("/api/records/contracts/none.pdf/stack-trace", TOKEN).statusCode()).isEqualTo(404);
+        assertThat(get("/api/records//stack-trace", TOKEN).statusCode()).isEqualTo(400);
+        assertThat(get("/api/records/" + record.dlqId() + "/stack-trace", null).statusCode()).isEqualTo(401);
+    }
+
+    /** The record's JSON carries its replay history: 0 and nulls until a drain replays it, then the last run's. */
+    @Test
+    void shouldGiveARecordsReplayHistory() throws Exception {
+        JsonNode before = JSON.readTree(get("/api/records/contracts/2026/lease-0.pdf", TOKEN).body()).get("record");
+        assertThat(before.get("replay_count").asInt()).isZero();
+        assertThat(before.get("last_replayed_at").isNull()).isTrue();
+        assertThat(before.get("last_drain_run_id").isNull()).isTrue();
+        try (var c = dataSource().getConnection(); var s = c.createStatement()) {
+            s.execute("INSERT INTO drain_runs (run_id, started_by, started_at, error_fingerprint, limit_documents,"
+                    + " rate_per_s, cohort_documents, selected) VALUES ('01JD0000000000000000000009', 'ops',"
+                    + " '2026-03-01T10:00:00Z', 'fp-1', 3, 2, 3, 3)");
+            // as the drain leaves a record it replayed twice (DrainTest drives the drain itself)
+            s.execute("UPDATE quarantine SET replay_count = 2, last_replayed_at = '2026-03-01T10:00:05Z',"
+                    + " last_drain_run_id = '01JD0000000000000000000009' WHERE doc_id = '2026/lease-0.pdf'");
+        }
+
+        JsonNode after = JSON.readTree(get("/api/records/contracts/2026/lease-0.pdf", TOKEN).body()).get("record");
+
+        assertThat(after.get("replay_count").asInt()).isEqualTo(2);
+        assertThat(after.get("last_replayed_at").asText()).isEqualTo("2026-03-01T10:00:05Z");
+        assertThat(after.get("last_drain_run_id").asText()).isEqualTo("01JD0000000000000000000009");
+    }
+
+    /**
+     * Owners as the API has them: each configured source's (coverage), each cohort's (its open records'), each
+     * record's; and a cohort's records of one source, whose drain command selects that source only.
+     */
+    @Test
+    void shouldNameOwnersAndListACohortsRecordsOfOneSource() throws Exception {
+        QuarantineStore owned = new QuarantineStore(dataSource(), new LocalPayloadStore(temp),
+                source -> java.util.Optional.ofNullable(java.util.Map.of("web", "web-team", "folder", "docs-team").get(source)),
+                Clock.systemUTC());
+        owned.record(FailureEvidence.builder("web", "w-1.pdf").errorClass(ErrorClass.AMBIGUOUS_PARSE)
+                .errorFingerprint("fp-1").parserVersion("p-old").build());
+        OperatorService withOwners = service.withSourceOwners(
+                source -> java.util.Optional.ofNullable(java.util.Map.of("web", "web-team", "folder", "docs-team").get(source)));
+        try (OperatorApi owners = OperatorApi.start(new InetSocketAddress("127.0.0.1", 0), new OperatorApi.Backend(
+                withOwners, dispositions, registers, counts), TOKEN, Duration.ofDays(90), LIMITS)) {
+            String base = "http://127.0.0.1:" + owners.port();
+            JsonNode coverage = JSON.readTree(get(URI.create(base + "/api/coverage")).body());
+            assertThat(coverage.get("owners").toString()).isEqualTo("{\"folder\":\"docs-team\",\"web\":\"web-team\"}");
+            JsonNode cohort = JSON.readTree(get(URI.create(base + "/api/cohorts")).body()).at("/cohorts/0");
+            assertThat(cohort.get("documents").asInt()).isEqualTo(4);
+            assertThat(cohort.get("owners").toString()).as("contracts names no owner")
+                    .isEqualTo("[\"web-team\",\"" + OperatorService.UNOWNED + "\"]");
+            assertThat(JSON.readTree(get(URI.create(base + "/api/cohorts?source=web")).body()).at("/cohorts/0/owners")
+                    .toString()).isEqualTo("[\"web-team\"]");
+
+            JsonNode web = JSON.readTree(get(URI.create(base + "/api/records?fingerprint=fp-1&source=web")).body());
+            assertThat(web.get("total").asInt()).isEqualTo(1);
+            assertThat(web.get("source").asText()).isEqualTo("web");
+            assertThat(web.at("/records/0/owner").asText()).isEqualTo("web-team");
+            assertThat(web.get("drain_command").asText())
+                    .isEqualTo("bin/ingest-quarantine drain --fingerprint fp-1 --source web --limit N --rate R");
+            JsonNode all = JSON.readTree(get(URI.create(base + "/api/records?fingerprint=fp-1")).body());
+            assertThat(all.get("total").asInt()).isEqualTo(4);
+            assertThat(all.at("/records/0/owner").isNull()).isTrue();
+            assertThat(JSON.readTree(get(URI.create(base + "/api/records?fingerprint=fp-1&source=folder")).body())
+                    .get("total").asInt()).as("a configured source without records").isZero();
+            HttpResponse<String> unknown = get(URI.create(base + "/api/records?fingerprint=fp-1&source=nosuch"));
+            assertThat(unknown.statusCode()).isEqualTo(400);
+            assertThat(JSON.readTree(unknown.body()).get("error").asText()).startsWith("unknown source 'nosuch'");
+        }
+    }
+
+    private HttpResponse<String> get(URI uri) throws Exception {
+        return client.send(HttpRequest.newBuilder(uri).GET().header("Authorization", "Bearer " + TOKEN).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
     @Test
     void shouldServeThePageWithoutTheTokenAndWithoutData() throws Exception {
         HttpResponse<String> page = get("/", null);

@@ -45,13 +45,15 @@ import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.Select;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
  * Ensures the operator page, as a real browser (Debian's headless Chromium, driven through its chromedriver)
  * renders it over the API, shows a source without quarantine rows at 100%, a source of unknown total with its
  * oldest-open age only, and a cohort moved to unindexable still counted as missing and listed in the register;
- * and that a cohort leads to its records and a record to its evidence. No document text reaches the page.
+ * and that a cohort leads to its records and a record to its evidence, replays and stack trace (types and frames);
+ * owners where the API has them, and a source filter kept in the URL fragment. No document text reaches the page.
  * Keeps screenshots in {@code target/operator-page*.png}.
  */
 class OperatorPageIT extends PostgresTestBase {
@@ -83,8 +85,7 @@ class OperatorPageIT extends PostgresTestBase {
     void setUp() throws Exception {
         LocalPayloadStore payloads = new LocalPayloadStore(temp.resolve("objects"));
         MutableClock nineDaysAgo = new MutableClock(Instant.now().minus(Duration.ofDays(9).plusHours(2)));
-        QuarantineStore store = new QuarantineStore(dataSource(), payloads,
-                source -> Optional.of("contracts".equals(source) ? "legal-ops" : "platform"), nineDaysAgo);
+        QuarantineStore store = new QuarantineStore(dataSource(), payloads, OperatorPageIT::ownerOf, nineDaysAgo);
         DocumentIndex index = new DocumentIndex(dataSource(), 2);
         SourceTotals totals = new SourceTotals(dataSource(), Clock.systemUTC());
 
@@ -111,7 +112,10 @@ class OperatorPageIT extends PostgresTestBase {
                     .sourceVersion("etag-" + i).build());
             nineDaysAgo.advance(Duration.ofMinutes(7));
         }
+        // the repeat failure keeps a stack trace whose messages quote the document; the page shows none of them
         store.record(FailureEvidence.builder("contracts", "2026/scan-0.pdf").errorClass(ErrorClass.AMBIGUOUS_PARSE)
+                .failure(new IllegalStateException("parse failed near: " + DOCUMENT_TEXT,
+                        new java.io.IOException("Unknown operator '" + DOCUMENT_TEXT + "'")))
                 .errorType("java.io.IOException").errorMessage("Missing root object specification in trailer.")
                 .errorFingerprint("fp-xref").parserVersion(OLD_PARSER).stage("parse").build());
         for (int i = 0; i < 4; i++) {
@@ -134,7 +138,8 @@ class OperatorPageIT extends PostgresTestBase {
                     + " 'fp-timeout', 5, 2, 1, 1, 'nothing_attempted', '{\"not_attempted:unknown_source\": 1}', 0)");
         }
 
-        OperatorService service = new OperatorService(dataSource(), store, payloads, Clock.systemUTC());
+        OperatorService service = new OperatorService(dataSource(), store, payloads, Clock.systemUTC(),
+                List.of("manuals", "web-intake", "contracts")).withSourceOwners(OperatorPageIT::ownerOf);
         api = OperatorApi.start(new InetSocketAddress("127.0.0.1", 0), new OperatorApi.Backend(service,
                 new Dispositions(dataSource(), store, payloads, Clock.systemUTC()), new OperatorRegisters(dataSource()),
                 new org.ingestquarantine.operator.SourceCounts(service, new org.ingestquarantine.ingest.SourceListing(
@@ -224,6 +229,116 @@ class OperatorPageIT extends PostgresTestBase {
         browser.navigate().back();
         awaitView("cohort");
         assertThat(browser.findElements(By.cssSelector("#records tbody tr"))).hasSize(6);
+    }
+
+    /**
+     * A record's view shows its failure's stack trace from the payload store in a pre, types and frames only (its
+     * messages quote the document), and its replay history; a record without a trace says so.
+     */
+    @Test
+    void shouldShowARecordsStackTraceWithoutItsMessagesAndItsReplays() throws Exception {
+        String scan = dlqIdOf("contracts", "2026/scan-0.pdf");
+        try (var c = dataSource().getConnection(); var s = c.createStatement()) {
+            s.execute("UPDATE quarantine SET replay_count = 2, last_replayed_at = now() - interval '2 days',"
+                    + " last_drain_run_id = '01JD0000000000000000000000' WHERE dlq_id = '" + scan + "'");
+        }
+        login("/#record/" + scan);
+        awaitView("record");
+
+        WebElement trace = browser.findElement(By.cssSelector("#stack-trace-section pre#stack-trace"));
+        // textContent: the pre's text as put there (getText renders a tab as a space)
+        assertThat(trace.getDomProperty("textContent")).startsWith("java.lang.IllegalStateException: [message left out]\n\tat ")
+                .contains("\nCaused by: java.io.IOException: [message left out]")
+                .contains("org.ingestquarantine.web.OperatorPageIT.setUp(OperatorPageIT.java:");
+        assertThat(browser.getPageSource()).doesNotContain(DOCUMENT_TEXT).doesNotContain("Unknown operator");
+        assertThat(replay("replay_count")).isEqualTo("2");
+        assertThat(replay("last_replayed_at")).contains("2d 0h ago");
+        assertThat(replay("last_drain_run_id")).isEqualTo("01JD0000000000000000000000");
+        ((org.openqa.selenium.JavascriptExecutor) browser).executeScript("arguments[0].scrollIntoView()", trace);
+        screenshot("operator-page-stack-trace.png");
+
+        browser.get(base() + "/#record/" + dlqIdOf("contracts", "2026/sealed-0.pdf"));
+        awaitView("record");
+        assertThat(browser.findElement(By.id("stack-trace")).getText()).isEqualTo("No stack trace: none recorded.");
+        assertThat(replay("replay_count")).isEqualTo("0");
+        assertThat(replay("last_drain_run_id")).isEqualTo("–");
+    }
+
+    /**
+     * Owners where the API has them (each source's configured one, each cohort's, each record's), and a source filter
+     * on the overview and the cohort's records, kept in the URL fragment: a reload and the back button keep it.
+     */
+    @Test
+    void shouldShowOwnersAndFilterBySourceInTheFragment() throws Exception {
+        login("/");
+        awaitView("overview");
+        assertThat(cell("contracts", "owner")).isEqualTo("legal-ops");
+        assertThat(cell("web-intake", "owner")).isEqualTo("platform");
+        assertThat(cohortCell("fp-xref", "owners")).isEqualTo("legal-ops");
+        assertThat(cohortCell("fp-timeout", "owners")).isEqualTo("platform");
+
+        new Select(browser.findElement(By.id("source-filter"))).selectByValue("web-intake");
+        wait.until(d -> d.getCurrentUrl().endsWith("#overview?source=web-intake") && cohortFingerprints().equals(List.of("fp-timeout")));
+        awaitView("overview");
+        assertThat(browser.findElements(By.cssSelector("#coverage tbody tr"))).extracting(r -> r.getDomAttribute("data-source"))
+                .containsExactly("web-intake");
+        browser.navigate().refresh();
+        awaitView("overview");
+        assertThat(cohortFingerprints()).as("the filter is in the fragment").containsExactly("fp-timeout");
+        assertThat(new Select(browser.findElement(By.id("source-filter"))).getFirstSelectedOption().getText())
+                .isEqualTo("web-intake");
+        screenshot("operator-page-source.png");
+
+        browser.findElement(By.cssSelector("#cohorts tr[data-fingerprint='fp-timeout'] td.fingerprint a")).click();
+        awaitView("cohort");
+        assertThat(browser.getCurrentUrl()).contains("source=web-intake");
+        assertThat(browser.findElement(By.id("cohort-source")).getText()).isEqualTo("web-intake (owner platform)");
+        assertThat(browser.findElements(By.cssSelector("#records tbody tr td.owner"))).hasSize(3)
+                .extracting(WebElement::getText).containsOnly("platform");
+        assertThat(browser.findElement(By.id("drain-command")).getText()).contains("--source web-intake");
+
+        new Select(browser.findElement(By.id("source-filter"))).selectByValue("contracts");
+        wait.until(d -> d.getCurrentUrl().contains("source=contracts"));
+        awaitView("cohort");
+        wait.until(d -> d.findElements(By.cssSelector("#records tbody tr")).isEmpty());
+        assertThat(browser.findElement(By.id("records")).getText()).contains("No open record in this cohort");
+
+        browser.navigate().back();
+        wait.until(d -> d.getCurrentUrl().contains("source=web-intake"));
+        awaitView("cohort");
+        wait.until(d -> d.findElements(By.cssSelector("#records tbody tr")).size() == 3);
+        assertThat(browser.getPageSource()).doesNotContain(DOCUMENT_TEXT);
+    }
+
+    private void login(String path) {
+        browser.get(base() + path);
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("token"))).sendKeys(TOKEN);
+        browser.findElement(By.cssSelector("#login-form button")).click();
+    }
+
+    private static Optional<String> ownerOf(String source) {
+        return Optional.of("contracts".equals(source) ? "legal-ops" : "platform");
+    }
+
+    private static String dlqIdOf(String source, String docId) throws Exception {
+        try (var c = dataSource().getConnection(); var s = c.prepareStatement(
+                "SELECT dlq_id FROM quarantine WHERE source = ? AND doc_id = ?")) {
+            s.setString(1, source);
+            s.setString(2, docId);
+            try (var rs = s.executeQuery()) {
+                rs.next();
+                return rs.getString(1).trim();
+            }
+        }
+    }
+
+    private String replay(String field) {
+        return browser.findElement(By.cssSelector("#replays tr[data-field='" + field + "'] td")).getText().trim();
+    }
+
+    private String cohortCell(String fingerprint, String column) {
+        return browser.findElement(By.cssSelector("#cohorts tr[data-fingerprint='" + fingerprint + "'] td." + column))
+                .getText().trim();
     }
 
     private String base() {
