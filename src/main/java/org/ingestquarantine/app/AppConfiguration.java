@@ -78,8 +78,10 @@ import org.ingestquarantine.metrics.PipelineMetrics;
 import org.ingestquarantine.metrics.ScrapeEndpoint;
 import org.ingestquarantine.metrics.SourceTags;
 import org.ingestquarantine.metrics.StoreGauges;
+import org.ingestquarantine.operator.CanaryPolicy;
 import org.ingestquarantine.operator.Dispositions;
 import org.ingestquarantine.operator.Drain;
+import org.ingestquarantine.operator.OperatorActions;
 import org.ingestquarantine.operator.OperatorRegisters;
 import org.ingestquarantine.operator.OperatorService;
 import org.ingestquarantine.parse.DocumentParser;
@@ -301,8 +303,14 @@ public final class AppConfiguration implements CamelConfiguration {
             OperatorService service = new OperatorService(database.dataSource(), store, payloads, clock,
                     sourceAccess.sourceNames()).boundedTo((int) settings.requiredNumber("operator.unnamed-source-rows"))
                     .countingSkipped(SkippedCoverage.of(settings.required(SkippedCoverage.PROPERTY)));
-            startOperatorApi(settings, registry, started, new OperatorApi.Backend(service,
-                    new Dispositions(database.dataSource(), store, payloads, clock),
+            // canary drains from the page share the consumer's parse workers and embedder
+            Drain canaryDrain = drainWiring(settings, database, parser, embedder, dataDir.resolve("work"))
+                    .database(database.dataSource(), store).access(sourceAccess).build();
+            OperatorActions actions = new OperatorActions(database.dataSource(),
+                    new Dispositions(database.dataSource(), store, payloads, clock), clock,
+                    settings.requiredNumber(SourceRequestThrottle.HEADROOM_PROPERTY))
+                    .withCanaries(() -> canaryDrain, CanaryPolicy.from(settings));
+            startOperatorApi(settings, registry, started, new OperatorApi.Backend(service, actions,
                     new OperatorRegisters(database.dataSource()), new SourceCounts(service, listing, totals)));
         }
     }

@@ -24,6 +24,7 @@ import org.ingestquarantine.ingest.IndexedChunk;
 import org.ingestquarantine.ingest.IndexedDocument;
 import org.ingestquarantine.ingest.SourceTotals;
 import org.ingestquarantine.operator.Dispositions;
+import org.ingestquarantine.operator.OperatorActions;
 import org.ingestquarantine.operator.OperatorRegisters;
 import org.ingestquarantine.operator.OperatorService;
 import org.ingestquarantine.parse.ParserVersion;
@@ -135,8 +136,10 @@ class OperatorPageIT extends PostgresTestBase {
         }
 
         OperatorService service = new OperatorService(dataSource(), store, payloads, Clock.systemUTC());
+        OperatorActions actions = new OperatorActions(dataSource(), new Dispositions(dataSource(), store, payloads,
+                Clock.systemUTC()), Clock.systemUTC(), 25);
         api = OperatorApi.start(new InetSocketAddress("127.0.0.1", 0), new OperatorApi.Backend(service,
-                new Dispositions(dataSource(), store, payloads, Clock.systemUTC()), new OperatorRegisters(dataSource()),
+                actions, new OperatorRegisters(dataSource()),
                 new org.ingestquarantine.operator.SourceCounts(service, new org.ingestquarantine.ingest.SourceListing(
                         List.of(), totals), totals)), TOKEN, Duration.ofDays(90),
                 ApiLimits.from(new org.ingestquarantine.pipeline.Settings(
@@ -183,11 +186,12 @@ class OperatorPageIT extends PostgresTestBase {
         assertThat(browser.findElement(By.cssSelector("#drains tr[data-run-id='01JD0000000000000000000001'] td.status"))
                 .getText()).isEqualTo("nothing attempted (no drain)");
 
-        HttpResponse<String> disposed = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(base() + "/api/dispose"))
-                .header("Authorization", "Bearer " + TOKEN).POST(HttpRequest.BodyPublishers.ofString(
-                        "{\"fingerprint\": \"fp-encrypted\", \"reason\": \"vendor_encryption\", \"owner\": \"legal-ops\"}"))
-                .build(), HttpResponse.BodyHandlers.ofString());
-        assertThat(disposed.body()).isEqualTo("{\"unindexable\":4}");
+        String selection = "\"fingerprint\": \"fp-encrypted\"";
+        String confirmation = new com.fasterxml.jackson.databind.ObjectMapper().readTree(post("/api/dispose/preview",
+                "{" + selection + "}")).get("confirmation").asText();
+        assertThat(post("/api/dispose", "{" + selection + ", \"reason\": \"vendor_encryption\", \"owner\":"
+                + " \"legal-ops\", \"actor\": \"ops\", \"confirmation\": \"" + confirmation + "\"}"))
+                .startsWith("{\"unindexable\":4,");
         browser.findElement(By.id("refresh")).click();
         awaitView("overview");
 
@@ -224,6 +228,13 @@ class OperatorPageIT extends PostgresTestBase {
         browser.navigate().back();
         awaitView("cohort");
         assertThat(browser.findElements(By.cssSelector("#records tbody tr"))).hasSize(6);
+    }
+
+    /** @return the API's answer to a POST of {@code body} with the token */
+    private String post(String path, String body) throws Exception {
+        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(base() + path))
+                .header("Authorization", "Bearer " + TOKEN).POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
     }
 
     private String base() {
