@@ -13,11 +13,9 @@ import picocli.CommandLine.Option;
 
 /** {@code actions [--limit N]}: the actions trail, newest first. */
 @Command(name = "actions", mixinStandardHelpOptions = true,
-        description = {"Lists the actions trail, newest first: every dispose and drain (a canary is a drain of a small"
-                + " limit), from the commands, the HTTP API and the page alike: when, who (as stated: --actor, the"
-                + " API's actor), the channel (cli, api, page), the exact selection (fingerprint, parser version,"
-                + " class, source, limit), the records selected, the status and the counts per disposition or outcome,"
-                + " or why it was refused or failed.",
+        description = {"Lists the actions trail, newest first: every dispose and drain, from the commands, the API and"
+                + " the page: when, who (--actor, the API's actor), the channel, the exact selection, the records"
+                + " selected, the status and the counts, or why it was refused or failed.",
                 "At most N (default " + ActionTrail.DEFAULT_ACTIONS + "). Reads only."})
 final class ActionsCommand extends OperatorCommand {
 

@@ -31,18 +31,16 @@ import org.ingestquarantine.quarantine.Disposition;
 import org.ingestquarantine.quarantine.FailureEvidence;
 import org.ingestquarantine.quarantine.LocalPayloadStore;
 import org.ingestquarantine.quarantine.QuarantineStore;
-import org.ingestquarantine.parse.ParseLimits;
-import org.ingestquarantine.parse.WorkerPoolParser;
 import org.ingestquarantine.pipeline.Settings;
 import org.ingestquarantine.testsupport.FolderDrains;
+import org.ingestquarantine.testsupport.ParsePool;
 import org.ingestquarantine.testsupport.PostgresTestBase;
 import org.ingestquarantine.testsupport.ShippedProperties;
 import org.ingestquarantine.testsupport.TextPdf;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -57,7 +55,8 @@ class OperatorApiTest extends PostgresTestBase {
     private static final ApiLimits LIMITS = ApiLimits.from(new Settings(ShippedProperties.lookup()));
     /** The canaries of this test: at most 3 records, at 50 source requests a second. */
     private static final CanaryPolicy CANARY = new CanaryPolicy(3, 50);
-    private static WorkerPoolParser pool;
+    @RegisterExtension
+    static final ParsePool PARSER = new ParsePool();
 
     @TempDir
     Path temp;
@@ -70,16 +69,6 @@ class OperatorApiTest extends PostgresTestBase {
     private OperatorRegisters registers;
     private SourceCounts counts;
     private final HttpClient client = HttpClient.newHttpClient();
-
-    @BeforeAll
-    static void startPool() {
-        pool = new WorkerPoolParser(ParseLimits.defaults().withPoolSize(1));
-    }
-
-    @AfterAll
-    static void stopPool() {
-        pool.close();
-    }
 
     @BeforeEach
     void setUp() throws Exception {
@@ -106,8 +95,8 @@ class OperatorApiTest extends PostgresTestBase {
         // the contracts' folder: lease-0 parses now, lease-1 and lease-2 are gone
         Path contracts = Files.createDirectories(temp.resolve("contracts/2026"));
         Files.write(contracts.resolve("lease-0.pdf"), TextPdf.of("the lease, readable now"));
-        var drain = FolderDrains.of(dataSource(), store, pool, java.util.Map.of("contracts", temp.resolve("contracts")),
-                temp.resolve("work"));
+        var drain = FolderDrains.of(dataSource(), store, PARSER.parser(),
+                java.util.Map.of("contracts", temp.resolve("contracts")), temp.resolve("work"));
         actions = new OperatorActions(dataSource(), dispositions, Clock.systemUTC(), 25).withCanaries(() -> drain, CANARY);
         api = OperatorApi.start(new InetSocketAddress("127.0.0.1", 0), new OperatorApi.Backend(service, actions,
                 registers, counts), TOKEN, Duration.ofDays(90), LIMITS);
@@ -371,10 +360,8 @@ class OperatorApiTest extends PostgresTestBase {
      */
     @Test
     void shouldDisposeACohortOnlyWithItsPreviewsConfirmation() throws Exception {
-        HttpResponse<String> preview = post("/api/dispose/preview", "{\"fingerprint\": \"fp-1\", \"class\":"
-                + " \"ambiguous_parse\"}", TOKEN);
-        assertThat(preview.statusCode()).as(preview.body()).isEqualTo(200);
-        JsonNode p = JSON.readTree(preview.body());
+        JsonNode p = ok(post("/api/dispose/preview", "{\"fingerprint\": \"fp-1\", \"class\": \"ambiguous_parse\"}",
+                TOKEN));
         assertThat(p.get("records").asInt()).isEqualTo(3);
         assertThat(p.get("records_by_source").toString()).isEqualTo("{\"contracts\":3}");
         assertThat(p.at("/selection/fingerprint").asText()).isEqualTo("fp-1");
@@ -389,10 +376,8 @@ class OperatorApiTest extends PostgresTestBase {
         assertThat(JSON.readTree(get("/api/actions", TOKEN).body()).get("actions")).as("bad input: no entry").isEmpty();
         assertThat(store.find("contracts", "2026/lease-0.pdf").orElseThrow().disposition()).isEqualTo(Disposition.OPEN);
 
-        HttpResponse<String> r = post("/api/dispose", dispose(confirmation, "alice"), TOKEN);
+        JsonNode answer = ok(post("/api/dispose", dispose(confirmation, "alice"), TOKEN));
 
-        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
-        JsonNode answer = JSON.readTree(r.body());
         assertThat(answer.get("unindexable").asInt()).isEqualTo(3);
         assertThat(store.find("contracts", "2026/lease-0.pdf").orElseThrow().disposition()).isEqualTo(Disposition.UNINDEXABLE);
         JsonNode entry = answer.get("action");
@@ -468,10 +453,8 @@ class OperatorApiTest extends PostgresTestBase {
                 .isEqualTo("limit is required: the canary's size, at most 3 (operator.api-drain-max-records)");
         HttpResponse<String> tooMany = post("/api/drain/preview", "{\"fingerprint\": \"fp-1\", \"limit\": 4}", TOKEN);
         assertThat(JSON.readTree(tooMany.body()).get("error").asText()).startsWith("limit must be at most 3");
-        HttpResponse<String> preview = post("/api/drain/preview", "{\"fingerprint\": \"fp-1\", \"parser_version\":"
-                + " \"p-old\", \"limit\": 2}", TOKEN);
-        assertThat(preview.statusCode()).as(preview.body()).isEqualTo(200);
-        JsonNode p = JSON.readTree(preview.body());
+        JsonNode p = ok(post("/api/drain/preview", "{\"fingerprint\": \"fp-1\", \"parser_version\": \"p-old\","
+                + " \"limit\": 2}", TOKEN));
         assertThat(p.at("/plan/cohort_documents").asInt()).isEqualTo(3);
         assertThat(p.at("/plan/selected_by_source").toString()).isEqualTo("{\"contracts\":2}");
         assertThat(p.at("/plan/dlq_ids")).hasSize(2);
@@ -481,11 +464,9 @@ class OperatorApiTest extends PostgresTestBase {
         String confirmation = p.get("confirmation").asText();
         assertThat(JSON.readTree(get("/api/drains", TOKEN).body()).get("runs")).as("a preview writes nothing").isEmpty();
 
-        HttpResponse<String> r = post("/api/drain", "{\"fingerprint\": \"fp-1\", \"parser_version\": \"p-old\","
-                + " \"limit\": 2, \"actor\": \"bob\", \"confirmation\": \"" + confirmation + "\"}", TOKEN);
+        JsonNode answer = ok(post("/api/drain", "{\"fingerprint\": \"fp-1\", \"parser_version\": \"p-old\","
+                + " \"limit\": 2, \"actor\": \"bob\", \"confirmation\": \"" + confirmation + "\"}", TOKEN));
 
-        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
-        JsonNode answer = JSON.readTree(r.body());
         assertThat(answer.at("/report/outcomes").toString())
                 .isEqualTo("{\"deleted_at_source\":1,\"repaired_parser_fixed\":1}");
         assertThat(store.find("contracts", "2026/lease-0.pdf").orElseThrow().disposition())
@@ -539,6 +520,12 @@ class OperatorApiTest extends PostgresTestBase {
         assertThat(post("/api/dispose", "{\"fingerprint\": \"fp-1\", \"reason\": \"r\", \"owner\": \"o\","
                 + " \"actor\": \"x\", \"channel\": \"cli\", \"confirmation\": \"" + confirmation + "\"}", TOKEN)
                 .statusCode()).as("the CLI's channel is not the API's to state").isEqualTo(400);
+    }
+
+    /** @return the answer's JSON, asserting it is a 200 */
+    private static JsonNode ok(HttpResponse<String> answer) throws Exception {
+        assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+        return JSON.readTree(answer.body());
     }
 
     private static String dispose(String confirmation, String actor) {
