@@ -193,9 +193,12 @@ public final class OperatorApi implements AutoCloseable {
         return new HttpAnswer(status, "application/json", bytes, headers);
     }
 
-    /** @return the request's route without what follows it (record names, source names: they may name documents) */
+    /**
+     * @return the request's route without what follows it (record names, source names: they may name documents);
+     *     an action's preview as such
+     */
     private static String routeOf(HttpAsk x) {
-        return x.rawPath().replaceFirst("^(/api/[^/]*).*$", "$1");
+        return x.rawPath().replaceFirst("^(/api/(?:dispose|drain)/preview|/api/[^/]*).*$", "$1");
     }
 
     private boolean authorised(HttpAsk x) {
