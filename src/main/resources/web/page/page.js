@@ -1,8 +1,9 @@
 // The operator page: reads /api/ with the bearer token the operator typed (kept in sessionStorage) and draws
 // the quarantine. Views by URL fragment: '' or '#overview?source=S' (overview, of one source with source=),
-// '#cohort?fingerprint=F&parser_version=V&class=C&source=S' (a cohort's open records), '#record/<dlq_id>' (a record's
-// evidence, replays and stack trace). Every value is put in the page as text
-// (textContent), never as HTML. No framework, nothing fetched from another origin.
+// '#cohort?fingerprint=F&parser_version=V&class=C&source=S' (a cohort's open records, with its actions: dispose,
+// canary drain), '#record/<dlq_id>' (a record's evidence, replays and stack trace), '#actions' (the actions trail).
+// Every value is put in the page as text (textContent), never as HTML. No framework, nothing fetched from another
+// origin.
 'use strict';
 
 const TOKEN_KEY = 'ingest-quarantine.operator-token';
@@ -15,8 +16,16 @@ function $(id) { return document.getElementById(id); }
 
 function token() { return sessionStorage.getItem(TOKEN_KEY); }
 
-async function api(path) {
-  const response = await fetch(path, { headers: { Authorization: 'Bearer ' + token() }, cache: 'no-store' });
+// api(path) GETs; api(path, request) POSTs the request as JSON (an action's preview or the action)
+async function api(path, request) {
+  const headers = { Authorization: 'Bearer ' + token() };
+  const init = { headers: headers, cache: 'no-store' };
+  if (request !== undefined) {
+    init.method = 'POST';
+    headers['Content-Type'] = 'application/json';
+    init.body = JSON.stringify(request);
+  }
+  const response = await fetch(path, init);
   if (response.status === 401) {
     sessionStorage.removeItem(TOKEN_KEY);
     throw new Refused('The API refused that token.');
@@ -227,7 +236,8 @@ async function cohortView(view, params) {
       rows, 'No open record in this cohort (drained or disposed since).'),
     answer.cut > 0 ? el('p', { class: 'hint' }, answer.cut + ' more records not shown (oldest first).') : null,
     el('p', { class: 'hint' }, 'Next: bin/ingest-quarantine reproduce <dlq_id>, then (canary first) ',
-      el('span', { class: 'mono', id: 'drain-command' }, answer.drain_command), ': it selects exactly this cohort.')));
+      el('span', { class: 'mono', id: 'drain-command' }, answer.drain_command), ': it selects exactly this cohort.'),
+    cohortActions(answer, params)));
 }
 
 // --- a record's evidence ---------------------------------------------------------------------------------
@@ -312,6 +322,205 @@ function stackTraceSection(trace) {
     el('p', { class: 'hint' }, 'Exception types and frames; messages are left out (error_message above is the root cause\'s).'));
 }
 
+// --- actions: dispose and canary drain from a cohort, the actions trail ------------------------------------
+// An action is two steps. The preview (its dry run: the exact selection, its count per source, what it would do)
+// gives a confirmation bound to the selection and its count; the dialog shows them and the operator confirms; the
+// action brings the confirmation back, and the API refuses it (409, nothing changed) if the selection changed since.
+// The result and the action's trail entry are shown. The actor (who acts) is asked for and kept in this tab.
+
+const ACTOR_KEY = 'ingest-quarantine.operator-actor';
+const ACTIONS_LIMIT = 50;
+const CANARY_DEFAULT = 5;
+
+// the selection the cohort view shows, as the API's actions take it
+function selectionOf(answer, params) {
+  const s = { fingerprint: answer.error_fingerprint };
+  if (answer.parser_version) s.parser_version = answer.parser_version;
+  if (answer.error_class) s.class = answer.error_class;
+  const source = new URLSearchParams(params).get('source');
+  if (source) s.source = source;
+  return s;
+}
+
+function cohortActions(answer, params) {
+  const selection = selectionOf(answer, params);
+  const none = answer.total === 0 ? true : null;
+  const dispose = el('button', { type: 'button', id: 'dispose-open', disabled: none }, 'Dispose…');
+  const drain = el('button', { type: 'button', id: 'drain-open', disabled: none }, 'Canary drain…');
+  dispose.addEventListener('click', () => actionDialog(disposeSteps(selection)));
+  drain.addEventListener('click', () => actionDialog(drainSteps(selection)));
+  return el('p', { class: 'cohort-actions', id: 'cohort-actions' }, dispose, ' ', drain,
+    el('span', { class: 'hint' }, ' Each shows what it would do and asks you to confirm; ', el('a', { href: '#actions' }, 'the actions trail'), ' records it.'));
+}
+
+function field(label, attrs) {
+  return el('label', { class: 'field' }, el('span', {}, label), el('input', attrs));
+}
+
+function disposeSteps(selection) {
+  return {
+    title: 'Dispose of the cohort as unindexable',
+    fields: [
+      field('reason', { id: 'action-reason', required: true, maxlength: 200, placeholder: 'e.g. vendor_format' }),
+      field('owner', { id: 'action-owner', required: true, maxlength: 200, placeholder: 'the team that owns the decision' }),
+      field('source', { id: 'action-source', maxlength: 200, value: selection.source || '', placeholder: 'required when the cohort spans sources' })],
+    previewPath: '/api/dispose/preview',
+    actPath: '/api/dispose',
+    selection: form => Object.assign({}, selection, form.source ? { source: form.source } : {}),
+    extra: form => ({ reason: form.reason, owner: form.owner }),
+    describe: (p, form) => [
+      el('p', { id: 'action-count' }, num(p.records) + ' open records move to unindexable (reason ' + form.reason
+        + ', owner ' + form.owner + '). They stay missing in coverage: coverage does not change.'),
+      table('action-by-source', ['source', { label: 'records', n: 1 }],
+        Object.entries(p.records_by_source).map(([k, v]) => el('tr', {}, el('td', {}, k), el('td', { class: 'n' }, num(v)))), '')],
+    confirmLabel: p => 'Dispose of ' + num(p.records) + ' records',
+    result: r => [el('p', { id: 'action-outcome' }, num(r.unindexable) + ' records moved to unindexable.'), entryTable(r.action)],
+  };
+}
+
+function drainSteps(selection) {
+  return {
+    title: 'Canary drain: replay the oldest records from their source',
+    fields: [field('limit (records)', { id: 'action-limit', type: 'number', min: 1, required: true, value: CANARY_DEFAULT })],
+    previewPath: '/api/drain/preview',
+    actPath: '/api/drain',
+    selection: form => Object.assign({}, selection, { limit: Number(form.limit) }),
+    extra: () => ({}),
+    describe: p => [
+      el('p', { id: 'action-count' }, 'Selects the oldest ' + num(p.plan.dlq_ids.length) + ' of ' + num(p.plan.cohort_documents)
+        + ' open records (at most ' + num(p.max_limit) + ' from the page) and asks their source again: about '
+        + num(p.plan.source_requests) + ' source requests, ' + age(p.plan.duration_seconds) + ' at ' + p.rate_per_s
+        + '/s (the whole cohort: ' + age(p.plan.cohort_duration_seconds) + '). The page waits for its counts.'),
+      table('action-by-source', ['source', { label: 'selected', n: 1 }],
+        Object.entries(p.plan.selected_by_source).map(([k, v]) => el('tr', {}, el('td', {}, k), el('td', { class: 'n' }, num(v)))), ''),
+      el('p', { class: 'hint mono ids' }, p.plan.dlq_ids.join(' '))],
+    confirmLabel: p => 'Drain ' + num(p.plan.dlq_ids.length) + ' records',
+    result: r => [
+      el('p', { id: 'action-outcome' }, 'Drain run ' + r.report.run_id + ': ' + num(r.report.selected) + ' of '
+        + num(r.report.cohort_documents) + ' selected, ' + num(r.report.source_requests) + ' source requests.'),
+      el('p', { class: 'outcomes' }, outcomeChips(r.report.outcomes)),
+      entryTable(r.action)],
+  };
+}
+
+function selectionFacts(s) {
+  return el('dl', { class: 'facts', id: 'action-selection' },
+    el('dt', {}, 'fingerprint'), el('dd', { class: 'mono' }, s.fingerprint),
+    el('dt', {}, 'parser version'), el('dd', {}, s.parser_version || 'any'),
+    el('dt', {}, 'class'), el('dd', {}, s.error_class || 'any'),
+    el('dt', {}, 'source'), el('dd', {}, s.source || 'any'),
+    s.limit ? [el('dt', {}, 'limit'), el('dd', {}, num(s.limit))] : null);
+}
+
+// the two steps in one modal dialog: the form, then the preview with Confirm, then the result
+function actionDialog(steps) {
+  const body = el('div', { class: 'dialog-body' });
+  const error = el('p', { class: 'error', role: 'alert', id: 'action-error' });
+  const dialog = el('dialog', { id: 'action-dialog', 'aria-labelledby': 'action-title' },
+    el('h2', { id: 'action-title' }, steps.title), body, error);
+  const close = () => { dialog.close(); };
+  dialog.addEventListener('close', () => {
+    dialog.remove();
+    if (dialog.dataset.acted) { delete document.body.dataset.loaded; render(); } // the view, as the action left it
+  });
+  const button = (id, label, onClick, quiet) => {
+    const b = el('button', { type: 'button', id: id, class: quiet ? 'quiet' : null }, label);
+    b.addEventListener('click', onClick);
+    return b;
+  };
+  const busy = async (what, work) => {
+    error.textContent = '';
+    dialog.setAttribute('aria-busy', 'true');
+    for (const b of dialog.querySelectorAll('button')) b.disabled = true;
+    body.append(el('p', { class: 'hint', id: 'action-busy' }, what));
+    try { await work(); } catch (e) {
+      if (e instanceof Refused) { close(); showLogin(e.message); return; }
+      error.textContent = e.message;
+    } finally {
+      dialog.removeAttribute('aria-busy');
+      const note = dialog.querySelector('#action-busy');
+      if (note) note.remove();
+      for (const b of dialog.querySelectorAll('button')) b.disabled = false;
+    }
+  };
+  const actor = field('actor (you)', { id: 'action-actor', required: true, maxlength: 200, value: sessionStorage.getItem(ACTOR_KEY) || '' });
+  const form = el('form', { id: 'action-form', autocomplete: 'off' }, steps.fields, actor,
+    el('p', { class: 'buttons' }, el('button', { type: 'submit', id: 'action-preview' }, 'Preview'), button('action-cancel', 'Cancel', close, true)));
+  form.addEventListener('submit', event => {
+    event.preventDefault();
+    const values = {};
+    for (const input of form.querySelectorAll('input')) values[input.id.replace(/^action-/, '')] = input.value.trim();
+    sessionStorage.setItem(ACTOR_KEY, values.actor);
+    const selection = steps.selection(values);
+    busy('Asking for the preview…', async () => {
+      const preview = await api(steps.previewPath, selection);
+      showPreview(preview, values, selection);
+    });
+  });
+  const showPreview = (preview, values, selection) => {
+    body.replaceChildren(el('section', { id: 'action-preview-area' },
+      el('h3', {}, 'Exactly this selection'), selectionFacts(preview.selection), steps.describe(preview, values),
+      el('p', { class: 'hint' }, 'Acting as ' + values.actor + '. The action is refused, changing nothing, if the selection changed since this preview.'),
+      el('p', { class: 'buttons' },
+        button('action-confirm', steps.confirmLabel(preview), () => busy('Acting…', async () => {
+          const result = await api(steps.actPath, Object.assign({}, selection, steps.extra(values),
+            { actor: values.actor, channel: 'page', confirmation: preview.confirmation }));
+          dialog.dataset.acted = 'true';
+          showResult(result);
+        })),
+        button('action-back', 'Back', () => { body.replaceChildren(form); }, true))));
+  };
+  const showResult = result => {
+    body.replaceChildren(el('section', { id: 'action-result' }, steps.result(result),
+      el('p', { class: 'buttons' }, button('action-close', 'Close', close),
+        el('a', { href: '#actions', id: 'action-trail-link' }, 'All actions'))));
+    // the link's own navigation draws the trail; the cohort is not drawn again over it
+    dialog.querySelector('#action-trail-link').addEventListener('click', () => { delete dialog.dataset.acted; close(); });
+  };
+  body.append(form);
+  document.body.append(dialog);
+  dialog.showModal();
+  (form.querySelector('input:not([value])') || actor.querySelector('input')).focus();
+}
+
+function outcomeChips(counts) {
+  return Object.entries(counts || {}).map(([k, v]) => el('span', { class: 'outcome' }, k + ' ' + num(v)));
+}
+
+function selectionCell(s) {
+  return el('td', { class: 'selection' }, el('span', { class: 'mono' }, s.fingerprint),
+    el('span', { class: 'ago' }, ['parser ' + (s.parser_version || 'any'), 'class ' + (s.error_class || 'any'),
+      'source ' + (s.source || 'any')].concat(s.limit ? ['limit ' + s.limit] : []).join(' · ')));
+}
+
+function actionRow(a) {
+  return el('tr', { dataset: { actionId: a.action_id, action: a.action, status: a.status } },
+    timeCell(a.started_at),
+    el('td', { class: 'actor' }, a.actor),
+    el('td', { class: 'channel' }, a.channel),
+    el('td', { class: 'action' }, a.action, a.reason_code ? el('span', { class: 'ago' }, a.reason_code + ', owner ' + a.owner) : null),
+    selectionCell(a.selection),
+    el('td', { class: 'n selected' }, num(a.selected)),
+    el('td', { class: 'status ' + a.status }, a.status),
+    el('td', { class: 'outcomes' }, a.error ? el('span', { class: 'error' }, a.error) : outcomeChips(a.outcome_counts),
+      a.drain_run_id ? el('span', { class: 'ago' }, 'run ' + a.drain_run_id) : null));
+}
+
+const ACTION_HEADINGS = ['started', 'actor', 'channel', 'action', 'selection', { label: 'selected', n: 1 }, 'status', 'outcome'];
+
+function entryTable(a) {
+  return el('div', {}, el('h3', {}, 'Trail entry'), table('action-entry', ACTION_HEADINGS, [actionRow(a)], ''));
+}
+
+async function actionsView(view) {
+  const answer = await api('/api/actions?limit=' + ACTIONS_LIMIT);
+  view.replaceChildren(el('section', { id: 'actions-section' },
+    el('p', { class: 'crumbs' }, el('a', { href: '#' }, 'quarantine'), ' › actions'),
+    el('h2', {}, 'Actions'),
+    el('p', { class: 'hint' }, 'Every dispose and drain, from the commands, the API and this page, newest first: who said they acted, the channel, the exact selection, the records it took and how it ended (bin/ingest-quarantine actions lists them too).'),
+    table('actions', ACTION_HEADINGS, answer.actions.map(actionRow), 'No action has been recorded yet.')));
+}
+
 // --- session and routing ---------------------------------------------------------------------------------
 
 function showLogin(message) {
@@ -334,6 +543,7 @@ async function render() {
   try {
     if (hash.startsWith('cohort?')) await cohortView(view, hash.substring('cohort?'.length));
     else if (hash.startsWith('record/')) await recordView(view, decodeURIComponent(hash.substring('record/'.length)));
+    else if (hash === 'actions') await actionsView(view);
     else await overview(view, hash.startsWith('overview?') ? hash.substring('overview?'.length) : '');
     for (const fill of view.querySelectorAll('.fill')) fill.style.width = (Number(fill.dataset.ratio) * 100) + '%';
     $('read-at').textContent = 'read ' + new Date().toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z');

@@ -78,7 +78,10 @@ import org.ingestquarantine.metrics.PipelineMetrics;
 import org.ingestquarantine.metrics.ScrapeEndpoint;
 import org.ingestquarantine.metrics.SourceTags;
 import org.ingestquarantine.metrics.StoreGauges;
+import org.ingestquarantine.operator.CanaryPolicy;
 import org.ingestquarantine.operator.Dispositions;
+import org.ingestquarantine.operator.Drain;
+import org.ingestquarantine.operator.OperatorActions;
 import org.ingestquarantine.operator.OperatorRegisters;
 import org.ingestquarantine.operator.OperatorService;
 import org.ingestquarantine.parse.DocumentParser;
@@ -301,8 +304,14 @@ public final class AppConfiguration implements CamelConfiguration {
                     sourceAccess.sourceNames()).boundedTo((int) settings.requiredNumber("operator.unnamed-source-rows"))
                     .countingSkipped(SkippedCoverage.of(settings.required(SkippedCoverage.PROPERTY)))
                     .withSourceOwners(source -> settings.find("sources." + source + ".owner"));
-            startOperatorApi(settings, registry, started, new OperatorApi.Backend(service,
-                    new Dispositions(database.dataSource(), store, payloads, clock),
+            // canary drains from the page share the consumer's parse workers and embedder
+            Drain canaryDrain = drainWiring(settings, database, parser, embedder, dataDir.resolve("work"))
+                    .database(database.dataSource(), store).access(sourceAccess).build();
+            OperatorActions actions = new OperatorActions(database.dataSource(),
+                    new Dispositions(database.dataSource(), store, payloads, clock), clock,
+                    settings.requiredNumber(SourceRequestThrottle.HEADROOM_PROPERTY))
+                    .withCanaries(() -> canaryDrain, CanaryPolicy.from(settings));
+            startOperatorApi(settings, registry, started, new OperatorApi.Backend(service, actions,
                     new OperatorRegisters(database.dataSource()), new SourceCounts(service, listing, totals)));
         }
     }
@@ -461,6 +470,35 @@ public final class AppConfiguration implements CamelConfiguration {
      * @return the shared bucket of source requests (the live path's priority view), or unlimited when
      *     {@code source-requests.max-per-s} is unset
      */
+    /**
+     * A drain wired as the pipeline is: the same connectors, taking only the slack of the shared request buckets
+     * (the live connectors keep their reserve), the parser and embedder given, this configuration's chunker, the
+     * index, their versions; each record asked for at {@code sources.<name>.base-uri} + doc_id when configured (an
+     * override), else at the URI the record keeps, else as the folder connector last reported the source's root
+     * ({@code source_totals}). The caller adds the store and where sources may be read.
+     *
+     * @param workDir where the drain's work files go
+     */
+    static Drain.Builder drainWiring(Settings settings, Database database, DocumentParser parser, Embedder embedder,
+                                     Path workDir) {
+        WindowChunker chunker = chunker(settings, embedder);
+        Map<String, SourceConnector> connectors = connectors(settings, httpTimeouts(settings), new FetchCancellation(),
+                sharedThrottle(settings, database).slackOnly());
+        Map<String, String> connectorVersions = new TreeMap<>();
+        connectors.forEach((scheme, c) -> connectorVersions.put(scheme, c.version()));
+        PipelineVersions versions = new PipelineVersions(connectorVersions, ParserVersion.CURRENT, chunker.version(),
+                embedder.version());
+        SourceTotals totals = new SourceTotals(database.dataSource(), Clock.systemUTC());
+        return Drain.builder().connectors(connectors)
+                .pipeline(parser, chunker, embedder, new DocumentIndex(database.dataSource(), embedder.dimensions()),
+                        versions)
+                .baseUris(source -> settings.find("sources." + source + ".base-uri").map(java.net.URI::create))
+                .fallbackUris(totals::baseUri)
+                .throttle(SourceRequestThrottle.unlimited(),
+                        settings.requiredNumber(SourceRequestThrottle.HEADROOM_PROPERTY))
+                .work(workDir, settings.requiredNumber("ingest.max-bytes"));
+    }
+
     static SourceRequestThrottle sharedThrottle(Settings settings, Database database) {
         return settings.find("source-requests.max-per-s")
                 .map(rate -> SourceRequestThrottle.sharedInPostgres(database.dataSource(), Double.parseDouble(rate),

@@ -1,7 +1,6 @@
 package org.ingestquarantine.app;
 
 import org.ingestquarantine.metrics.SkippedCoverage;
-import java.net.URI;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -12,25 +11,21 @@ import java.util.Optional;
 import org.ingestquarantine.db.Database;
 import org.ingestquarantine.db.DatabaseUnavailableException;
 import org.ingestquarantine.db.EmbeddedPostgresService;
-import org.ingestquarantine.ingest.DocumentIndex;
 import org.ingestquarantine.ingest.Embedder;
-import org.ingestquarantine.ingest.FetchCancellation;
 import org.ingestquarantine.ingest.MiniLmEmbedder;
 import org.ingestquarantine.ingest.SourceAccess;
-import org.ingestquarantine.ingest.SourceConnector;
 import org.ingestquarantine.ingest.SourceRequestThrottle;
 import org.ingestquarantine.ingest.SourceRoots;
 import org.ingestquarantine.ingest.SourceTotals;
-import org.ingestquarantine.ingest.WindowChunker;
+import org.ingestquarantine.operator.CanaryPolicy;
 import org.ingestquarantine.operator.Dispositions;
 import org.ingestquarantine.operator.Drain;
+import org.ingestquarantine.operator.OperatorActions;
 import org.ingestquarantine.operator.OperatorRegisters;
 import org.ingestquarantine.operator.OperatorService;
 import org.ingestquarantine.operator.SourceCounts;
 import org.ingestquarantine.parse.DocumentParser;
-import org.ingestquarantine.parse.ParserVersion;
 import org.ingestquarantine.parse.WorkerPoolParser;
-import org.ingestquarantine.pipeline.PipelineVersions;
 import org.ingestquarantine.pipeline.Settings;
 import org.ingestquarantine.quarantine.PayloadStores;
 import org.ingestquarantine.quarantine.PayloadStore;
@@ -63,6 +58,8 @@ public final class OperatorRuntime implements AutoCloseable {
     private final OperatorService service;
     private final Optional<ProcessHandle> holder;
     private final java.util.Set<String> configuredSources;
+    /** The drain of canaries from the API, once built; guarded by this. */
+    private Drain canaryDrain;
 
     private OperatorRuntime(Deque<AutoCloseable> started, Settings settings, SourceAccess sources,
                             java.util.Set<String> configuredSources, Map<String, Path> missingRoots, Path dataDir,
@@ -220,25 +217,23 @@ public final class OperatorRuntime implements AutoCloseable {
         MiniLmEmbedder tokenizer = new MiniLmEmbedder();
         started.push(tokenizer); // closed with the runtime, before the database
         Embedder embedder = EmbedderChoice.choose(settings, tokenizer);
-        WindowChunker chunker = AppConfiguration.chunker(settings, embedder);
-        // the drain takes only the slack of the shared buckets: the live connectors keep their reserve
-        Map<String, SourceConnector> connectors = AppConfiguration.connectors(settings,
-                AppConfiguration.httpTimeouts(settings), new FetchCancellation(),
-                AppConfiguration.sharedThrottle(settings, database).slackOnly());
-        Map<String, String> connectorVersions = new java.util.TreeMap<>();
-        connectors.forEach((scheme, c) -> connectorVersions.put(scheme, c.version()));
-        PipelineVersions versions = new PipelineVersions(connectorVersions, ParserVersion.CURRENT, chunker.version(),
-                embedder.version());
-        SourceTotals totals = new SourceTotals(database.dataSource(), Clock.systemUTC());
-        return Drain.builder().database(database.dataSource(), store)
-                .connectors(connectors)
+        return AppConfiguration.drainWiring(settings, database, parser, embedder, workDir())
+                .database(database.dataSource(), store)
                 .access(sources, missingRoots)
-                .pipeline(parser, chunker, embedder, new DocumentIndex(database.dataSource(), embedder.dimensions()), versions)
-                .baseUris(source -> settings.find("sources." + source + ".base-uri").map(URI::create))
-                .fallbackUris(totals::baseUri)
-                .throttle(SourceRequestThrottle.unlimited(), settings.requiredNumber(SourceRequestThrottle.HEADROOM_PROPERTY))
-                .work(workDir(), settings.requiredNumber("ingest.max-bytes"))
                 .build();
+    }
+
+    /**
+     * The drain canary drains from the API run ({@link #actionsWithCanaries()}): built at the first one, its parse
+     * workers and model started then (seconds) and closed with this runtime.
+     */
+    private synchronized Drain canaryDrain() {
+        if (canaryDrain == null) {
+            DocumentParser parser = openParser();
+            started.push(parser);
+            canaryDrain = drain(parser);
+        }
+        return canaryDrain;
     }
 
     /** @return where the operator's temporary files go: {@code <data-dir>/work} */
@@ -249,6 +244,20 @@ public final class OperatorRuntime implements AutoCloseable {
     /** @return dispose, expire-payloads, erase and journal pruning */
     public Dispositions dispositions() {
         return new Dispositions(database.dataSource(), store, payloads, Clock.systemUTC());
+    }
+
+    /** @return the bulk actions (dispose, drain) with their trail entry, as the commands run them */
+    public OperatorActions actions() {
+        return new OperatorActions(database.dataSource(), dispositions(), Clock.systemUTC(),
+                settings.requiredNumber(SourceRequestThrottle.HEADROOM_PROPERTY));
+    }
+
+    /**
+     * @return {@link #actions()} able to run canary drains from the API ({@link CanaryPolicy}), on a drain built at
+     *     the first one
+     */
+    public OperatorActions actionsWithCanaries() {
+        return actions().withCanaries(this::canaryDrain, CanaryPolicy.from(settings));
     }
 
     /** @return the sources' totals: listed now by this configuration's listers, or stated */

@@ -13,9 +13,13 @@ import org.ingestquarantine.operator.DrainPlan;
 import org.ingestquarantine.operator.DrainReport;
 import org.ingestquarantine.parse.DocumentParser;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/** {@code drain --fingerprint F [--parser-version V] [--class C] [--source S] --limit N --rate R [--dry-run]}. */
+/**
+ * {@code drain --fingerprint F [--parser-version V] [--class C] [--source S] --limit N --rate R [--actor NAME]
+ * [--dry-run]}.
+ */
 @Command(name = "drain", mixinStandardHelpOptions = true,
         description = {"Replays a cohort from its SOURCE (never the stored payload): the oldest N open records with the"
                 + " fingerprint, fixed when the run starts and recorded in drain_runs. HEAD 404/410 closes a record as"
@@ -26,7 +30,9 @@ import picocli.CommandLine.Option;
                         + " (N smaller than the cohort) also forecasts the whole cohort. Ctrl-C stops after the"
                         + " document in hand: every record is closed with its outcome or open as before.",
                 "--dry-run prints the selection (records per source, their ids) and how long it would take at R,"
-                        + " and changes nothing: no drain_runs row, no record touched."},
+                        + " and changes nothing: no drain_runs row, no record touched.",
+                "The actions trail records the drain (actions lists it): who (--actor, also drain_runs.started_by),"
+                        + " the selection, the count selected, the counts per outcome."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:the run ended; counts per outcome printed",
                 "1:the database or the data folder could not be used",
@@ -59,13 +65,16 @@ final class DrainCommand extends OperatorCommand {
     @Option(names = "--rate", required = true, paramLabel = "R", description = "Most source requests per second, e.g. 5.")
     double rate;
 
+    @Mixin
+    ActorOption actor;
+
     private Drain.Request request() {
-        return new Drain.Request(fingerprint, parserVersion, errorClass, limit, rate, System.getProperty("user.name"),
-                source);
+        return new Drain.Request(fingerprint, parserVersion, errorClass, limit, rate, actor.actor().startedBy(), source);
     }
 
     @Override
     void validate() {
+        actor.actor();
         request().check();
     }
 
@@ -89,13 +98,13 @@ final class DrainCommand extends OperatorCommand {
             if (bar) {
                 try (ProgressBar progress = new ProgressBarBuilder().setTaskName("drain").setInitialMax(limit)
                         .setStyle(ProgressBarStyle.ASCII).continuousUpdate().build()) {
-                    report = drain.run(request(), (done, selected) -> {
+                    report = runtime.actions().drain(actor.actor(), drain, request(), (done, selected) -> {
                         progress.maxHint(selected);
                         progress.stepTo(done);
-                    });
+                    }).report();
                 }
             } else {
-                report = drain.run(request(), (done, selected) -> { });
+                report = runtime.actions().drain(actor.actor(), drain, request(), (done, selected) -> { }).report();
             }
             print(out, report, text(report));
             if (report.nothingAttempted()) {

@@ -10,8 +10,9 @@ import picocli.CommandLine.UnmatchedArgumentException;
         subcommands = {IngestCommand.class, RunCommand.class, StatsCommand.class, CohortsCommand.class,
                 CoverageCommand.class, ShowCommand.class, OverdueCommand.class, ReproduceCommand.class,
                 DrainCommand.class, DisposeCommand.class, ExpirePayloadsCommand.class, EraseCommand.class,
-                PruneJournalCommand.class, RecordsCommand.class, AttemptsCommand.class, ServeCommand.class,
-                ServeEmbeddingsCommand.class, SeedDemoCommand.class, SourcesCommand.class, CheckRoutesCommand.class})
+                PruneJournalCommand.class, RecordsCommand.class, AttemptsCommand.class, ActionsCommand.class,
+                ServeCommand.class, ServeEmbeddingsCommand.class, SeedDemoCommand.class, SourcesCommand.class,
+                CheckRoutesCommand.class})
 public final class IngestQuarantineCli {
 
     /**

@@ -13,8 +13,11 @@ import picocli.CommandLine.Option;
 /** {@code serve [--port P]}: the operator's page and HTTP JSON API on their own over a data folder, until stopped. */
 @Command(name = "serve", mixinStandardHelpOptions = true,
         description = {"Serves the operator page (/) and HTTP JSON API (GET /api/stats, /api/cohorts, /api/coverage,"
-                + " /api/records/<ref>, /api/records?fingerprint=F, /api/unindexable, /api/drains, /api/overdue;"
-                + " POST /api/dispose, /api/sources/<source>/count, /api/sources/<source>/total) over the data folder's database, until SIGTERM or Ctrl-C. Listens on"
+                + " /api/records/<ref>, /api/records?fingerprint=F, /api/unindexable, /api/drains, /api/overdue,"
+                + " /api/actions; POST /api/dispose/preview, /api/dispose, /api/drain/preview, /api/drain,"
+                + " /api/sources/<source>/count, /api/sources/<source>/total) over the data folder's database, until"
+                + " SIGTERM or Ctrl-C. A canary drain from the page starts the parse workers and loads the model at"
+                + " the first one (seconds). Listens on"
                 + " operator.api-host (default loopback); every API request needs 'Authorization: Bearer"
                 + " <operator.api-token>', which the page asks for."})
 final class ServeCommand extends OperatorCommand {
@@ -34,7 +37,7 @@ final class ServeCommand extends OperatorCommand {
         // beside a run that holds the data folder: its database stops with it, and so does this page
         runtime.holder().ifPresent(holder -> holder.onExit().thenRun(stop::countDown));
         try (OperatorApi api = OperatorApi.start(address, new OperatorApi.Backend(runtime.service(),
-                        runtime.dispositions(), runtime.registers(), runtime.sourceCounts()), settings.find("operator.api-token").orElse(null),
+                        runtime.actionsWithCanaries(), runtime.registers(), runtime.sourceCounts()), settings.find("operator.api-token").orElse(null),
                 Duration.ofDays(settings.requiredNumber("operator.retention-age-days")), ApiLimits.from(settings))) {
             out.println("serving the operator page on http://" + address.getHostString() + ":" + api.port()
                     + "/ and its API under /api/ (SIGTERM or Ctrl-C stops)");

@@ -59,54 +59,102 @@ public final class Dispositions {
     }
 
     /**
-     * Moves every OPEN record of a cohort to {@code unindexable} with a reason code and an owner. They stay
-     * in coverage's denominator, so coverage does not change. An owner is a team of one source: a cohort that
-     * spans several sources is refused unless one is named, so one team is never made the owner of another's
-     * records.
-     *
-     * @param fingerprint the cohort's error fingerprint
-     * @param parserVersion only records of this parser version, or null for every version
-     * @param source only records of this source, or null when the cohort has one source
-     * @param reasonCode why they cannot be indexed, e.g. {@code vendor_format}; not blank
-     * @param owner the team that owns the decision; not blank
-     * @return records moved, at least 1
-     * @throws BadOperatorInputException if reason or owner is blank, over {@link OperatorLabels#MAX_CHARS} characters
-     *     or holds a control character, no open record has that fingerprint (and parser version and source), or
-     *     no source is named and the cohort spans several (the message names them); nothing was changed
+     * Moves every OPEN record of a cohort to {@code unindexable} with a reason code and an owner: as
+     * {@link #disposeUnindexable(CohortSelection, String, String, Long)} of the cohort's records of every class,
+     * whatever their count.
      */
     public int disposeUnindexable(String fingerprint, String parserVersion, String source, String reasonCode,
                                   String owner) {
-        requireText(fingerprint, OperatorField.FINGERPRINT);
+        return disposeUnindexable(new CohortSelection(fingerprint, parserVersion, null, source, null), reasonCode,
+                owner, null);
+    }
+
+    /**
+     * Moves every OPEN record of a selection to {@code unindexable} with a reason code and an owner. They stay
+     * in coverage's denominator, so coverage does not change. An owner is a team of one source: a cohort that
+     * spans several sources is refused unless one is named, so one team is never made the owner of another's
+     * records. With {@code expected}, the move is one transaction that is rolled back unless it moved exactly that
+     * many records (the count a preview showed).
+     *
+     * @param selection the cohort's fingerprint and its filters (parser version, class, source); its limit is
+     *     ignored
+     * @param reasonCode why they cannot be indexed, e.g. {@code vendor_format}; not blank
+     * @param owner the team that owns the decision; not blank
+     * @param expected the records a preview counted, or null to move however many there are
+     * @return records moved, at least 1
+     * @throws BadOperatorInputException if reason or owner is blank, over {@link OperatorLabels#MAX_CHARS} characters
+     *     or holds a control character, no open record matches, or no source is named and the cohort spans
+     *     several (the message names them); nothing was changed
+     * @throws ActionRefusedException if {@code expected} is given and the selection holds another count now;
+     *     nothing was changed
+     */
+    public int disposeUnindexable(CohortSelection selection, String reasonCode, String owner, Long expected) {
         OperatorLabels.require(reasonCode, OperatorField.REASON);
         OperatorLabels.require(owner, OperatorField.OWNER);
-        java.util.SortedMap<String, Long> bySource = disposable(fingerprint, parserVersion, source);
-        if (source == null && bySource.size() > 1) {
-            throw new BadOperatorInputException(OperatorField.SOURCE, " is required: fingerprint "
-                    + RecordRef.bounded(fingerprint) + " has open records in " + bySource.size() + " sources ("
-                    + String.join(", ", bySource.keySet().stream().map(RecordRef::bounded).toList())
-                    + ") and the owner names one team; dispose one source's records at a time");
+        selection.check();
+        java.util.SortedMap<String, Long> bySource = openBySource(selection);
+        long open = bySource.values().stream().mapToLong(Long::longValue).sum();
+        if (expected != null && open != expected) {
+            throw ActionRefusedException.countChanged(open, expected);
         }
+        if (bySource.isEmpty()) {
+            throw selection.matchesNothing();
+        }
+        requireOneSource(selection, bySource);
         // the sources just read, so a record of another source arriving meanwhile is not disposed
         String sql = "UPDATE quarantine SET disposition = 'unindexable', closed_at = ?, reason_code = ?, owner = ?"
                 + " WHERE disposition = 'open' AND error_fingerprint = ? AND source = ANY (?)"
-                + (parserVersion == null ? "" : " AND parser_version = ?");
-        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(sql)) {
-            SqlTime.set(s, 1, now());
-            s.setString(2, reasonCode.trim());
-            s.setString(3, owner.trim());
-            s.setString(4, fingerprint.trim());
-            s.setArray(5, c.createArrayOf("text", bySource.keySet().toArray()));
-            if (parserVersion != null) {
-                s.setString(6, parserVersion.trim());
+                + (selection.parserVersion() == null ? "" : " AND parser_version = ?")
+                + (selection.errorClass() == null ? "" : " AND error_class = ?");
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(false);
+            try (PreparedStatement s = c.prepareStatement(sql)) {
+                int i = 1;
+                SqlTime.set(s, i++, now());
+                s.setString(i++, reasonCode.trim());
+                s.setString(i++, owner.trim());
+                s.setString(i++, selection.fingerprint());
+                s.setArray(i++, c.createArrayOf("text", bySource.keySet().toArray()));
+                if (selection.parserVersion() != null) {
+                    s.setString(i++, selection.parserVersion());
+                }
+                if (selection.errorClass() != null) {
+                    s.setString(i, selection.errorClass());
+                }
+                int moved = s.executeUpdate();
+                if (expected != null && moved != expected) {
+                    throw ActionRefusedException.countChanged(moved, expected); // rolled back below
+                }
+                if (moved == 0) {
+                    throw selection.matchesNothing();
+                }
+                c.commit();
+                return moved;
+            } catch (SQLException | RuntimeException e) {
+                c.rollback();
+                throw e;
             }
-            int moved = s.executeUpdate();
-            if (moved == 0) {
-                throw noOpenRecord(fingerprint, parserVersion, source);
-            }
-            return moved;
         } catch (SQLException e) {
             throw failure("the cohort was not disposed", e);
         }
+    }
+
+    /**
+     * @param selection a dispose's selection
+     * @param bySource its open records per source ({@link #disposable(CohortSelection)})
+     * @return {@code bySource}
+     * @throws BadOperatorInputException if the selection names no source and the records are of several: the
+     *     owner names one team
+     */
+    static java.util.SortedMap<String, Long> requireOneSource(CohortSelection selection,
+                                                             java.util.SortedMap<String, Long> bySource) {
+        if (selection.source() == null && bySource.size() > 1) {
+            throw new BadOperatorInputException(OperatorField.SOURCE, " is required: fingerprint "
+                    + RecordRef.bounded(selection.fingerprint()) + " has open records in " + bySource.size()
+                    + " sources (" + String.join(", ", bySource.keySet().stream().map(RecordRef::bounded).toList())
+                    + ") and the owner names one team; dispose one source's records at a time");
+        }
+        return bySource;
     }
 
     /**
@@ -119,19 +167,39 @@ public final class Dispositions {
      * @throws BadOperatorInputException if no open record matches
      */
     public java.util.SortedMap<String, Long> disposable(String fingerprint, String parserVersion, String source) {
-        requireText(fingerprint, OperatorField.FINGERPRINT);
+        return disposable(new CohortSelection(fingerprint, parserVersion, null, source, null));
+    }
+
+    /**
+     * What {@link #disposeUnindexable(CohortSelection, String, String, Long)} would move now: reads only.
+     *
+     * @param selection the cohort's fingerprint and its filters; its limit is ignored
+     * @return open records per source, sorted by source; never empty
+     * @throws BadOperatorInputException if the selection is malformed or no open record matches
+     */
+    public java.util.SortedMap<String, Long> disposable(CohortSelection selection) {
+        selection.check();
+        java.util.SortedMap<String, Long> bySource = openBySource(selection);
+        if (bySource.isEmpty()) {
+            throw selection.matchesNothing();
+        }
+        return bySource;
+    }
+
+    /** @return the selection's open records per source, sorted by source; empty when none matches */
+    private java.util.SortedMap<String, Long> openBySource(CohortSelection selection) {
         java.util.SortedMap<String, Long> bySource = new java.util.TreeMap<>();
         String sql = "SELECT source, count(*) FROM quarantine WHERE disposition = 'open' AND error_fingerprint = ?"
-                + (parserVersion == null ? "" : " AND parser_version = ?")
-                + (source == null ? "" : " AND source = ?") + " GROUP BY source";
+                + (selection.parserVersion() == null ? "" : " AND parser_version = ?")
+                + (selection.errorClass() == null ? "" : " AND error_class = ?")
+                + (selection.source() == null ? "" : " AND source = ?") + " GROUP BY source";
         try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(sql)) {
             int i = 1;
-            s.setString(i++, fingerprint.trim());
-            if (parserVersion != null) {
-                s.setString(i++, parserVersion.trim());
-            }
-            if (source != null) {
-                s.setString(i, source.trim());
+            s.setString(i++, selection.fingerprint());
+            for (String filter : new String[] {selection.parserVersion(), selection.errorClass(), selection.source()}) {
+                if (filter != null) {
+                    s.setString(i++, filter);
+                }
             }
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
@@ -141,17 +209,7 @@ public final class Dispositions {
         } catch (SQLException e) {
             throw failure("the cohort could not be read", e);
         }
-        if (bySource.isEmpty()) {
-            throw noOpenRecord(fingerprint, parserVersion, source);
-        }
         return bySource;
-    }
-
-    private static BadOperatorInputException noOpenRecord(String fingerprint, String parserVersion, String source) {
-        return new BadOperatorInputException("no open record has fingerprint " + RecordRef.bounded(fingerprint)
-                + (parserVersion == null ? "" : " with parser version " + RecordRef.bounded(parserVersion))
-                + (source == null ? "" : " from source " + RecordRef.bounded(source))
-                + "; list cohorts with 'cohorts'");
     }
 
     /**

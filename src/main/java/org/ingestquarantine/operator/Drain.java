@@ -212,10 +212,27 @@ public final class Drain {
      * @throws DatabaseAccessException if the database fails; records already handled keep their outcome
      */
     public DrainReport run(Request request, Progress progress) {
+        return run(request, null, progress);
+    }
+
+    /**
+     * Runs a drain, as {@link #run(Request, Progress)}, of a cohort a preview counted: refused, writing nothing, unless
+     * the cohort holds exactly {@code expectedCohort} open records when the selection is fixed (in the transaction
+     * that fixes it).
+     *
+     * @param request what to drain
+     * @param expectedCohort the open records a preview counted in the cohort, or null for any number
+     * @param progress told the records done after each one; may do nothing
+     * @return the counts per outcome, summing to the selection, and a forecast when it was a canary
+     * @throws ActionRefusedException if the cohort's count is not {@code expectedCohort}; nothing written
+     * @throws BadOperatorInputException if the request is malformed or no open record matches; nothing written
+     * @throws DatabaseAccessException if the database fails; records already handled keep their outcome
+     */
+    public DrainReport run(Request request, Integer expectedCohort, Progress progress) {
         request.check();
         long started = System.nanoTime();
         String runId = UlidCreator.getMonotonicUlid().toString();
-        Selection selection = select(runId, request);
+        Selection selection = select(runId, request, expectedCohort);
         SourceRequestThrottle own = SourceRequestThrottle.local(request.ratePerSecond(), headroomPercent);
         AtomicLong requests = new AtomicLong();
         Map<String, Long> outcomes = new TreeMap<>();
@@ -447,11 +464,7 @@ public final class Drain {
     }
 
     private static BadOperatorInputException noSuchCohort(Request r) {
-        return new BadOperatorInputException("no open record has fingerprint " + RecordRef.bounded(r.fingerprint())
-                + (r.parserVersion() == null ? "" : " with parser version " + RecordRef.bounded(r.parserVersion()))
-                + (r.errorClass() == null ? "" : " and class " + r.errorClass())
-                + (r.source() == null ? "" : " from source " + RecordRef.bounded(r.source()))
-                + "; list cohorts with 'cohorts'");
+        return CohortSelection.of(r).matchesNothing();
     }
 
     /**
@@ -481,7 +494,7 @@ public final class Drain {
         }
     }
 
-    private Selection select(String runId, Request r) {
+    private Selection select(String runId, Request r, Integer expectedCohort) {
         String where = cohortWhere(r);
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(false);
@@ -494,6 +507,10 @@ public final class Drain {
                         rs.next();
                         cohort = rs.getInt(1);
                     }
+                }
+                if (expectedCohort != null && cohort != expectedCohort) {
+                    c.rollback();
+                    throw ActionRefusedException.countChanged(cohort, expectedCohort);
                 }
                 if (cohort == 0) {
                     c.rollback();

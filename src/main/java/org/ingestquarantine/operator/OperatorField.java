@@ -13,7 +13,8 @@ public enum OperatorField {
     DOC_ID("--doc-id", "doc_id"),
     LIMIT("--limit", "limit"),
     RATE("--rate", "rate"),
-    OLDER_THAN("--older-than", "older_than_days");
+    OLDER_THAN("--older-than", "older_than_days"),
+    ACTOR("--actor", "actor");
 
     private final String option;
     private final String apiName;

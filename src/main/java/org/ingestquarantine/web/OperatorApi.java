@@ -11,8 +11,12 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import org.ingestquarantine.db.DatabaseAccessException;
+import org.ingestquarantine.operator.ActionChannel;
+import org.ingestquarantine.operator.ActionRefusedException;
+import org.ingestquarantine.operator.Actor;
 import org.ingestquarantine.operator.BadOperatorInputException;
-import org.ingestquarantine.operator.Dispositions;
+import org.ingestquarantine.operator.CohortSelection;
+import org.ingestquarantine.operator.OperatorActions;
 import org.ingestquarantine.operator.OperatorLabels;
 import org.ingestquarantine.operator.OperatorRegisters;
 import org.ingestquarantine.operator.OperatorService;
@@ -40,7 +44,18 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code GET /api/drains[?limit=N]}: the last drain runs, newest first
  *       ({@link OperatorRegisters#DEFAULT_DRAIN_RUNS} without a limit)</li>
  *   <li>{@code GET /api/overdue?older_than_days=D}</li>
- *   <li>{@code POST /api/dispose} with {@code {"fingerprint", "parser_version"?, "reason", "owner"}}</li>
+ *   <li>{@code POST /api/dispose/preview} with a selection {@code {"fingerprint", "parser_version"?, "class"?,
+ *       "source"?}}: the open records a dispose would move, per source, and its {@code confirmation}</li>
+ *   <li>{@code POST /api/dispose} with the selection, {@code "reason", "owner", "actor", "channel"?} and the
+ *       preview's {@code "confirmation"}: moves them ({@link OperatorActions#dispose})</li>
+ *   <li>{@code POST /api/drain/preview} with a selection and {@code "limit"} (the canary's size, at most
+ *       {@value org.ingestquarantine.operator.CanaryPolicy#MAX_RECORDS_PROPERTY}): what a canary drain would select
+ *       and its forecast, and its {@code confirmation}</li>
+ *   <li>{@code POST /api/drain} with the selection and limit, {@code "actor", "channel"?} and the preview's
+ *       {@code "confirmation"}: runs the canary within the request ({@link OperatorActions#canary}) and answers its
+ *       report and trail entry</li>
+ *   <li>{@code GET /api/actions[?limit=N]}: the actions trail, newest first
+ *       ({@value org.ingestquarantine.operator.ActionTrail#DEFAULT_ACTIONS} without a limit)</li>
  *   <li>{@code POST /api/sources/<source>/count}: lists the source now and records its total ({@code listed});
  *       answers the total as {@code sources count --json}</li>
  *   <li>{@code POST /api/sources/<source>/total} with {@code {"documents": N, "stated_by"?}}: records a stated total
@@ -50,7 +65,9 @@ import org.slf4j.LoggerFactory;
  * Durations are ISO-8601 strings in whole seconds with an integer {@code <name>_seconds} beside each, the
  * fraction dropped ({@link OperatorJson}).
  * Status codes: 400 bad input (a malformed record reference or URL encoding too, an unknown {@code class} or
- * {@code source}), 401 no or wrong token, 404 unknown route or record, 405 wrong method,
+ * {@code source}, an action without {@code actor} or {@code confirmation}), 401 no or wrong token, 404 unknown
+ * route or record, 405 wrong method, 409 an action refused as things stand (its confirmation does not match its
+ * selection, the selection's count changed since the preview, another canary runs: nothing changed),
  * 500 a listing that failed (a root unreadable, its bound exceeded), 503 database unreachable; errors are {@code {"error": "<one line>"}}. Logs one line per request without
  * query values (they may name documents).
  */
@@ -69,7 +86,7 @@ public final class OperatorApi implements AutoCloseable {
 
     private final OperatorHttpServer server;
     private final OperatorService service;
-    private final Dispositions dispositions;
+    private final OperatorActions actions;
     private final OperatorRegisters registers;
     private final SourceCounts totals;
     private final byte[] token;
@@ -79,16 +96,16 @@ public final class OperatorApi implements AutoCloseable {
      * What the API answers from.
      *
      * @param service the questions
-     * @param dispositions the actions
+     * @param actions the bulk actions (dispose, canary drain) and their trail
      * @param registers the lists the page shows (a cohort's records, unindexable register, drain runs)
      * @param totals the sources' totals: listed now or stated
      */
-    public record Backend(OperatorService service, Dispositions dispositions, OperatorRegisters registers,
+    public record Backend(OperatorService service, OperatorActions actions, OperatorRegisters registers,
                           SourceCounts totals) {
         /** @throws NullPointerException if any part is missing */
         public Backend {
             Objects.requireNonNull(service, "service");
-            Objects.requireNonNull(dispositions, "dispositions");
+            Objects.requireNonNull(actions, "actions");
             Objects.requireNonNull(registers, "registers");
             Objects.requireNonNull(totals, "totals");
         }
@@ -97,7 +114,7 @@ public final class OperatorApi implements AutoCloseable {
     private OperatorApi(InetSocketAddress address, ApiLimits limits, Backend backend, String token,
                         Duration defaultOverdueAge) throws IOException {
         this.service = backend.service();
-        this.dispositions = backend.dispositions();
+        this.actions = backend.actions();
         this.registers = backend.registers();
         this.totals = backend.totals();
         this.token = token.getBytes(StandardCharsets.UTF_8);
@@ -154,12 +171,16 @@ public final class OperatorApi implements AutoCloseable {
                 if (body == null) {
                     body = Map.of("error", "no such route; see GET /api/stats, /api/cohorts, /api/coverage,"
                             + " /api/records/<ref>, /api/records/<ref>/stack-trace, /api/records?fingerprint=F, /api/unindexable, /api/drains,"
-                            + " /api/overdue, POST /api/dispose, POST /api/sources/<source>/count,"
-                            + " POST /api/sources/<source>/total");
+                            + " /api/overdue, /api/actions, POST /api/dispose/preview, /api/dispose,"
+                            + " /api/drain/preview, /api/drain, /api/sources/<source>/count,"
+                            + " /api/sources/<source>/total");
                 }
             }
         } catch (MethodNotAllowed e) {
             status = 405;
+            body = Map.of("error", e.getMessage());
+        } catch (ActionRefusedException e) {
+            status = 409;
             body = Map.of("error", e.getMessage());
         } catch (BadOperatorInputException e) {
             status = e.getMessage().startsWith("no quarantine record") ? 404 : 400;
@@ -180,9 +201,12 @@ public final class OperatorApi implements AutoCloseable {
         return new HttpAnswer(status, "application/json", bytes, headers);
     }
 
-    /** @return the request's route without what follows it (record names, source names: they may name documents) */
+    /**
+     * @return the request's route without what follows it (record names, source names: they may name documents);
+     *     an action's preview as such
+     */
     private static String routeOf(HttpAsk x) {
-        return x.rawPath().replaceFirst("^(/api/[^/]*).*$", "$1");
+        return x.rawPath().replaceFirst("^(/api/(?:dispose|drain)/preview|/api/[^/]*).*$", "$1");
     }
 
     private boolean authorised(HttpAsk x) {
@@ -197,12 +221,9 @@ public final class OperatorApi implements AutoCloseable {
     private Object route(HttpAsk x) {
         String path = x.rawPath().substring("/api/".length());
         Map<String, String> q = query(x.rawQuery());
-        if (path.equals("dispose")) {
+        if (path.equals("dispose") || path.equals("drain") || path.endsWith("/preview")) {
             requireMethod(x, "POST");
-            JsonNode body = body(x);
-            int moved = dispositions.disposeUnindexable(text(body, "fingerprint"), text(body, "parser_version"),
-                    text(body, "source"), text(body, "reason"), text(body, "owner"));
-            return Map.of("unindexable", moved);
+            return act(path, body(x));
         }
         if (path.startsWith("sources/")) {
             return sources(x, path.substring("sources/".length()));
@@ -219,6 +240,8 @@ public final class OperatorApi implements AutoCloseable {
                     : path.equals("records") ? cohortRecords(q) : null;
             case "unindexable" -> path.equals("unindexable") ? Map.of("cohorts", registers.unindexable()) : null;
             case "drains" -> path.equals("drains") ? Map.of("runs", registers.drainRuns(integer(q.get("limit"), "limit")))
+                    : null;
+            case "actions" -> path.equals("actions") ? Map.of("actions", actions.latest(integer(q.get("limit"), "limit")))
                     : null;
             default -> null;
         };
@@ -237,6 +260,55 @@ public final class OperatorApi implements AutoCloseable {
             return service.stackTrace(recordRef(rest.substring(0, rest.length() - STACK_TRACE.length())));
         }
         return service.show(recordRef(rest));
+    }
+
+    /**
+     * The two steps of a bulk action: {@code POST /api/dispose/preview} and {@code /api/dispose},
+     * {@code /api/drain/preview} and {@code /api/drain}; null (404) for any other path.
+     */
+    private Object act(String path, JsonNode body) {
+        boolean drain = path.startsWith("drain");
+        CohortSelection selection = new CohortSelection(text(body, "fingerprint"), text(body, "parser_version"),
+                text(body, "class"), text(body, "source"), drain ? whole(body, "limit") : null);
+        selection.check();
+        service.requireKnownSource(selection.source());
+        return switch (path) {
+            case "dispose/preview" -> actions.previewDispose(selection);
+            case "drain/preview" -> actions.previewCanary(selection);
+            case "dispose" -> {
+                var entry = actions.dispose(actor(body), selection, text(body, "reason"), text(body, "owner"),
+                        text(body, "confirmation"));
+                Map<String, Object> answer = new java.util.LinkedHashMap<>();
+                answer.put("unindexable", entry.selected());
+                answer.put("action", entry);
+                yield answer;
+            }
+            case "drain" -> actions.canary(actor(body), selection, text(body, "confirmation"));
+            default -> null;
+        };
+    }
+
+    /** @return the actor the body states, through the channel it states ({@code api} unless {@code page}) */
+    private static Actor actor(JsonNode body) {
+        String channel = text(body, "channel");
+        if (channel != null && !channel.equals(ActionChannel.API.code()) && !channel.equals(ActionChannel.PAGE.code())) {
+            throw new BadOperatorInputException("channel must be " + ActionChannel.API.code() + " or "
+                    + ActionChannel.PAGE.code() + " (or left out: " + ActionChannel.API.code() + ")");
+        }
+        return new Actor(text(body, "actor"), ActionChannel.PAGE.code().equals(channel) ? ActionChannel.PAGE
+                : ActionChannel.API);
+    }
+
+    /** @return the body's whole number {@code field}, or null when it has none */
+    private static Integer whole(JsonNode body, String field) {
+        JsonNode v = body == null ? null : body.get(field);
+        if (v == null || v.isNull()) {
+            return null;
+        }
+        if (!v.isIntegralNumber() || !v.canConvertToInt()) {
+            throw new BadOperatorInputException(field + " must be a whole number");
+        }
+        return v.intValue();
     }
 
     /** {@code POST /api/sources/<source>/count} and {@code .../total}; null (404) for any other path. */

@@ -99,7 +99,8 @@ class OneCoverageFigureTest extends PostgresTestBase {
         }
         OperatorService service = new OperatorService(dataSource(), store, payloads, clock, List.of("contracts"));
         SourceTotals totals = new SourceTotals(dataSource(), clock);
-        api = OperatorApi.start(new InetSocketAddress("127.0.0.1", 0), new OperatorApi.Backend(service, dispositions,
+        api = OperatorApi.start(new InetSocketAddress("127.0.0.1", 0), new OperatorApi.Backend(service,
+                new org.ingestquarantine.operator.OperatorActions(dataSource(), dispositions, clock, 25),
                 new OperatorRegisters(dataSource()), new SourceCounts(service, new org.ingestquarantine.ingest.SourceListing(List.of(), totals), totals)), TOKEN,
                 Duration.ofDays(90), ApiLimits.from(new Settings(ShippedProperties.lookup())));
     }

@@ -535,6 +535,13 @@ class OperatorCommandsTest extends PostgresTestBase {
         }
     }
 
+    /** @return a trail entry's action, actor, channel, records selected, status, counts and selection */
+    private static String summary(JsonNode entry) {
+        return String.join(" ", entry.get("action").asText(), entry.get("actor").asText(), entry.get("channel").asText(),
+                entry.get("selected").asText(), entry.get("status").asText(), entry.get("outcome_counts").toString(),
+                entry.get("selection").toString());
+    }
+
     /** @return row counts and an md5 of every row of every table a dispose or a drain could write */
     private static String checksum() throws Exception {
         StringBuilder b = new StringBuilder();
@@ -597,6 +604,59 @@ class OperatorCommandsTest extends PostgresTestBase {
     }
 
     /**
+     * A dispose and a drain from the command line each leave one trail entry, which actions lists newest first (as
+     * a table and as JSON): who (--actor, else the user running the command, also the drain run's started_by), the
+     * channel cli, the exact selection, the records selected, the counts. A refused dispose leaves none.
+     */
+    @Test
+    void shouldRecordEveryDisposeAndDrainInTheActionsTrail() throws Exception {
+        notPdfInContracts();
+        Path folder = Files.createDirectories(data.resolve("invoices"));
+        System.setProperty("sources.invoices.base-uri", folder.toUri().toString());
+        System.setProperty("sources.invoices.file-roots", folder.toString());
+        try {
+            assertThat(run("dispose", "--fingerprint", "fp-none", "--unindexable", "--reason", "r", "--owner", "o",
+                    "--data-dir", data.toString()).code).isEqualTo(2);
+            assertThat(run("actions", "--data-dir", data.toString()).out.strip())
+                    .isEqualTo("no action recorded yet (dispose and drain record theirs)");
+            Result disposed = run("dispose", "--fingerprint", "fp-not-pdf", "--source", "contracts", "--class",
+                    "permanent_input", "--unindexable", "--reason", "not_a_pdf_vendor", "--owner", "legal-ops",
+                    "--actor", "ops-alice", "--json", "--data-dir", data.toString());
+            assertThat(disposed.code).as(disposed.err).isZero();
+            Result drained = run("drain", "--fingerprint", "fp-not-pdf", "--source", "invoices", "--limit", "2",
+                    "--rate", "20", "--json", "--data-dir", data.toString());
+            assertThat(drained.code).as(drained.err).isZero();
+
+            JsonNode trail = JSON.readTree(run("actions", "--json", "--data-dir", data.toString()).out).get("actions");
+            assertThat(trail).hasSize(2);
+            assertThat(trail).extracting(OperatorCommandsTest::summary).containsExactly(
+                    "drain " + System.getProperty("user.name") + " cli 2 finished {\"deleted_at_source\":2} {\"fingerprint\":"
+                            + "\"fp-not-pdf\",\"parser_version\":null,\"error_class\":null,\"source\":\"invoices\",\"limit\":2}",
+                    "dispose ops-alice cli 2 finished {\"unindexable\":2} {\"fingerprint\":\"fp-not-pdf\",\"parser_version\""
+                            + ":null,\"error_class\":\"permanent_input\",\"source\":\"contracts\",\"limit\":null}");
+            assertThat(trail.get(0).get("drain_run_id").asText()).isEqualTo(JSON.readTree(drained.out).get("run_id").asText());
+            assertThat(trail.get(1).get("reason_code").asText()).isEqualTo("not_a_pdf_vendor");
+            assertThat(trail.get(1).get("action_id").asText()).isEqualTo(JSON.readTree(disposed.out).get("action_id").asText());
+
+            Result table = run("actions", "--limit", "1", "--data-dir", data.toString());
+            assertThat(table.code).as(table.err).isZero();
+            assertThat(table.out.lines()).hasSize(2);
+            assertThat(table.out).containsPattern(System.getProperty("user.name") + "\\s+cli\\s+drain\\s+fp-not-pdf\\s+-\\s+-"
+                    + "\\s+invoices\\s+2\\s+2\\s+finished\\s+deleted_at_source=2");
+            try (Connection c = dataSource().getConnection(); Statement s = c.createStatement();
+                 ResultSet rs = s.executeQuery("SELECT started_by FROM drain_runs")) {
+                rs.next();
+                assertThat(rs.getString(1)).isEqualTo(System.getProperty("user.name"));
+            }
+            assertThat(run("dispose", "--fingerprint", "fp-not-pdf", "--unindexable", "--reason", "r", "--owner", "o",
+                    "--actor", " ", "--data-dir", data.toString()).err).startsWith("dispose: --actor is required");
+        } finally {
+            System.clearProperty("sources.invoices.base-uri");
+            System.clearProperty("sources.invoices.file-roots");
+        }
+    }
+
+    /**
      * A folder an ingest recorded as its source's root (table source_roots), deleted since: the drain says the
      * folder is gone, naming it, rather than calling the source unknown; and a run that attempted none of its
      * selection exits non-zero with one line on stderr.
@@ -626,7 +686,7 @@ class OperatorCommandsTest extends PostgresTestBase {
 
     @ParameterizedTest
     @ValueSource(strings = {"stats", "cohorts", "coverage", "show", "overdue", "reproduce", "drain", "dispose", "records",
-            "attempts",
+            "attempts", "actions",
             "expire-payloads", "erase", "prune-journal", "serve"})
     void shouldExplainEveryCommandWithHelp(String command) {
         Result r = run(command, "--help");

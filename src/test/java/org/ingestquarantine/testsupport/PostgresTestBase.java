@@ -43,7 +43,7 @@ public abstract class PostgresTestBase {
     void emptyTables() throws SQLException {
         postgres.start();
         try (Connection c = dataSource().getConnection(); Statement s = c.createStatement()) {
-            s.execute("TRUNCATE drain_run_items, drain_runs, source_totals, source_roots, quarantine_attempt, quarantine, chunks, documents,"
+            s.execute("TRUNCATE operator_actions, drain_run_items, drain_runs, source_totals, source_roots, quarantine_attempt, quarantine, chunks, documents,"
                     + " attempt_journal RESTART IDENTITY");
         }
     }

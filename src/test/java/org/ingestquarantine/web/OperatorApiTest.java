@@ -17,7 +17,9 @@ import java.util.List;
 import java.time.Clock;
 import java.time.Duration;
 import org.ingestquarantine.failure.ErrorClass;
+import org.ingestquarantine.operator.CanaryPolicy;
 import org.ingestquarantine.operator.Dispositions;
+import org.ingestquarantine.operator.OperatorActions;
 import org.ingestquarantine.operator.OperatorRegisters;
 import org.ingestquarantine.operator.OperatorService;
 import org.ingestquarantine.operator.SourceCounts;
@@ -30,19 +32,31 @@ import org.ingestquarantine.quarantine.FailureEvidence;
 import org.ingestquarantine.quarantine.LocalPayloadStore;
 import org.ingestquarantine.quarantine.QuarantineStore;
 import org.ingestquarantine.pipeline.Settings;
+import org.ingestquarantine.testsupport.FolderDrains;
+import org.ingestquarantine.testsupport.ParsePool;
 import org.ingestquarantine.testsupport.PostgresTestBase;
 import org.ingestquarantine.testsupport.ShippedProperties;
+import org.ingestquarantine.testsupport.TextPdf;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Ensures the HTTP API answers the operator's questions on loopback, only with the bearer token, with clear statuses. */
+/**
+ * Ensures the HTTP API answers the operator's questions on loopback, only with the bearer token, with clear statuses;
+ * and that its actions (dispose, canary drain) are two steps, a preview whose confirmation the action must bring
+ * back, refused (409, nothing changed) when the selection changed since, each recorded in the actions trail.
+ */
 class OperatorApiTest extends PostgresTestBase {
 
     private static final String TOKEN = "s3cret-token-of-the-api-test";
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final ApiLimits LIMITS = ApiLimits.from(new Settings(ShippedProperties.lookup()));
+    /** The canaries of this test: at most 3 records, at 50 source requests a second. */
+    private static final CanaryPolicy CANARY = new CanaryPolicy(3, 50);
+    @RegisterExtension
+    static final ParsePool PARSER = new ParsePool();
 
     @TempDir
     Path temp;
@@ -51,6 +65,7 @@ class OperatorApiTest extends PostgresTestBase {
     private OperatorApi api;
     private OperatorService service;
     private Dispositions dispositions;
+    private OperatorActions actions;
     private OperatorRegisters registers;
     private SourceCounts counts;
     private final HttpClient client = HttpClient.newHttpClient();
@@ -77,7 +92,13 @@ class OperatorApiTest extends PostgresTestBase {
         this.counts = counts;
         dispositions = new Dispositions(dataSource(), store, payloads, Clock.systemUTC());
         registers = new OperatorRegisters(dataSource());
-        api = OperatorApi.start(new InetSocketAddress("127.0.0.1", 0), new OperatorApi.Backend(service, dispositions,
+        // the contracts' folder: lease-0 parses now, lease-1 and lease-2 are gone
+        Path contracts = Files.createDirectories(temp.resolve("contracts/2026"));
+        Files.write(contracts.resolve("lease-0.pdf"), TextPdf.of("the lease, readable now"));
+        var drain = FolderDrains.of(dataSource(), store, PARSER.parser(),
+                java.util.Map.of("contracts", temp.resolve("contracts")), temp.resolve("work"));
+        actions = new OperatorActions(dataSource(), dispositions, Clock.systemUTC(), 25).withCanaries(() -> drain, CANARY);
+        api = OperatorApi.start(new InetSocketAddress("127.0.0.1", 0), new OperatorApi.Backend(service, actions,
                 registers, counts), TOKEN, Duration.ofDays(90), LIMITS);
         for (int i = 0; i < 3; i++) {
             store.record(FailureEvidence.builder("contracts", "2026/lease-" + i + ".pdf").errorClass(ErrorClass.AMBIGUOUS_PARSE)
@@ -224,7 +245,7 @@ class OperatorApiTest extends PostgresTestBase {
         OperatorService withOwners = service.withSourceOwners(
                 source -> java.util.Optional.ofNullable(java.util.Map.of("web", "web-team", "folder", "docs-team").get(source)));
         try (OperatorApi owners = OperatorApi.start(new InetSocketAddress("127.0.0.1", 0), new OperatorApi.Backend(
-                withOwners, dispositions, registers, counts), TOKEN, Duration.ofDays(90), LIMITS)) {
+                withOwners, actions, registers, counts), TOKEN, Duration.ofDays(90), LIMITS)) {
             String base = "http://127.0.0.1:" + owners.port();
             JsonNode coverage = JSON.readTree(get(URI.create(base + "/api/coverage")).body());
             assertThat(coverage.get("owners").toString()).isEqualTo("{\"folder\":\"docs-team\",\"web\":\"web-team\"}");
@@ -332,8 +353,7 @@ class OperatorApiTest extends PostgresTestBase {
 
     @Test
     void shouldRefuseATokenShorterThanTheLeastLengthNamingTheSetting() {
-        OperatorApi.Backend backend = new OperatorApi.Backend(service, dispositions, registers,
-                counts);
+        OperatorApi.Backend backend = new OperatorApi.Backend(service, actions, registers, counts);
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> OperatorApi.start(
                         new InetSocketAddress("127.0.0.1", 0), backend, "x", Duration.ofDays(90), LIMITS))
                 .isInstanceOf(IllegalStateException.class)
@@ -383,16 +403,20 @@ class OperatorApiTest extends PostgresTestBase {
     /** A refused value is named as the API names it (its JSON field or query parameter), never as a command option. */
     @Test
     void shouldWordRefusalsInTheApisTerms() throws Exception {
-        HttpResponse<String> noReason = post("/api/dispose", "{\"fingerprint\": \"fp-1\", \"owner\": \"team\"}", TOKEN);
+        HttpResponse<String> noReason = post("/api/dispose", "{\"fingerprint\": \"fp-1\", \"owner\": \"team\","
+                + " \"actor\": \"alice\"}", TOKEN);
         assertThat(noReason.statusCode()).isEqualTo(400);
         assertThat(JSON.readTree(noReason.body()).get("error").asText())
                 .isEqualTo("reason is required and must not be blank");
         HttpResponse<String> longOwner = post("/api/dispose", "{\"fingerprint\": \"fp-1\", \"reason\": \"x\", \"owner\": \""
-                + "o".repeat(300) + "\"}", TOKEN);
+                + "o".repeat(300) + "\", \"actor\": \"alice\"}", TOKEN);
         assertThat(JSON.readTree(longOwner.body()).get("error").asText()).startsWith("owner is 300 characters long");
+        HttpResponse<String> noActor = post("/api/dispose", "{\"fingerprint\": \"fp-1\", \"reason\": \"x\","
+                + " \"owner\": \"team\"}", TOKEN);
+        assertThat(JSON.readTree(noActor.body()).get("error").asText()).isEqualTo("actor is required and must not be blank");
         assertThat(JSON.readTree(get("/api/cohorts?limit=0", TOKEN).body()).get("error").asText())
                 .isEqualTo("limit must be at least 1, was 0");
-        for (HttpResponse<String> r : List.of(noReason, longOwner, get("/api/cohorts?limit=0", TOKEN))) {
+        for (HttpResponse<String> r : List.of(noReason, longOwner, noActor, get("/api/cohorts?limit=0", TOKEN))) {
             assertThat(r.body()).as("no command-line wording").doesNotContain("--");
         }
     }
@@ -434,20 +458,197 @@ class OperatorApiTest extends PostgresTestBase {
                 null, null))).contains("\"oldest_open_age\":null,\"oldest_open_age_seconds\":null");
     }
 
+    /**
+     * A dispose is two steps: the preview counts the selection per source and gives a confirmation; the dispose
+     * without it, or without an actor, is refused (400) and changes nothing; with it, it moves exactly the previewed
+     * records and answers its trail entry, which /api/actions lists.
+     */
     @Test
-    void shouldDisposeACohort() throws Exception {
-        HttpResponse<String> r = client.send(HttpRequest.newBuilder(uri("/api/dispose"))
-                .header("Authorization", "Bearer " + TOKEN)
-                .POST(HttpRequest.BodyPublishers.ofString("{\"fingerprint\":\"fp-1\",\"reason\":\"vendor_format\","
-                        + "\"owner\":\"legal-ops\"}")).build(), HttpResponse.BodyHandlers.ofString());
-        assertThat(r.statusCode()).isEqualTo(200);
-        assertThat(JSON.readTree(r.body()).get("unindexable").asInt()).isEqualTo(3);
+    void shouldDisposeACohortOnlyWithItsPreviewsConfirmation() throws Exception {
+        JsonNode p = ok(post("/api/dispose/preview", "{\"fingerprint\": \"fp-1\", \"class\": \"ambiguous_parse\"}",
+                TOKEN));
+        assertThat(p.get("records").asInt()).isEqualTo(3);
+        assertThat(p.get("records_by_source").toString()).isEqualTo("{\"contracts\":3}");
+        assertThat(p.at("/selection/fingerprint").asText()).isEqualTo("fp-1");
+        assertThat(p.at("/selection/error_class").asText()).isEqualTo("ambiguous_parse");
+        String confirmation = p.get("confirmation").asText();
+        assertThat(confirmation).startsWith("3.");
+
+        HttpResponse<String> unconfirmed = post("/api/dispose", dispose(null, "alice"), TOKEN);
+        assertThat(unconfirmed.statusCode()).isEqualTo(400);
+        assertThat(JSON.readTree(unconfirmed.body()).get("error").asText()).startsWith("confirmation is required");
+        assertThat(post("/api/dispose", dispose(confirmation, null), TOKEN).statusCode()).isEqualTo(400);
+        assertThat(JSON.readTree(get("/api/actions", TOKEN).body()).get("actions")).as("bad input: no entry").isEmpty();
+        assertThat(store.find("contracts", "2026/lease-0.pdf").orElseThrow().disposition()).isEqualTo(Disposition.OPEN);
+
+        JsonNode answer = ok(post("/api/dispose", dispose(confirmation, "alice"), TOKEN));
+
+        assertThat(answer.get("unindexable").asInt()).isEqualTo(3);
         assertThat(store.find("contracts", "2026/lease-0.pdf").orElseThrow().disposition()).isEqualTo(Disposition.UNINDEXABLE);
-        HttpResponse<String> again = client.send(HttpRequest.newBuilder(uri("/api/dispose"))
-                .header("Authorization", "Bearer " + TOKEN)
-                .POST(HttpRequest.BodyPublishers.ofString("{\"fingerprint\":\"fp-1\",\"reason\":\"x\",\"owner\":\"y\"}"))
-                .build(), HttpResponse.BodyHandlers.ofString());
-        assertThat(again.statusCode()).isEqualTo(400);
+        JsonNode entry = answer.get("action");
+        assertThat(entry.get("action").asText()).isEqualTo("dispose");
+        assertThat(entry.get("actor").asText()).isEqualTo("alice");
+        assertThat(entry.get("channel").asText()).isEqualTo("page");
+        assertThat(entry.get("status").asText()).isEqualTo("finished");
+        assertThat(entry.get("selected").asInt()).isEqualTo(3);
+        assertThat(entry.get("outcome_counts").toString()).isEqualTo("{\"unindexable\":3}");
+        assertThat(entry.get("selection").toString()).isEqualTo("{\"fingerprint\":\"fp-1\",\"parser_version\":null,"
+                + "\"error_class\":\"ambiguous_parse\",\"source\":null,\"limit\":null}");
+        assertThat(entry.get("reason_code").asText()).isEqualTo("vendor_format");
+        assertThat(entry.get("owner").asText()).isEqualTo("legal-ops");
+        assertThat(entry.get("finished_at").isTextual()).isTrue();
+        JsonNode trail = JSON.readTree(get("/api/actions", TOKEN).body()).get("actions");
+        assertThat(trail).hasSize(1);
+        assertThat(trail.get(0)).isEqualTo(entry);
+    }
+
+    /**
+     * The confirmation binds the selection and its count: a record joining the cohort since the preview, a
+     * confirmation of another selection or action, or one altered, is refused with 409 and a line saying so; no record
+     * changes, and the trail records the refusal.
+     */
+    @Test
+    void shouldRefuseAConfirmationWhenTheSelectionOrItsCountChanged() throws Exception {
+        String confirmation = JSON.readTree(post("/api/dispose/preview", "{\"fingerprint\": \"fp-1\"}", TOKEN).body())
+                .get("confirmation").asText();
+        String ofOldParser = JSON.readTree(post("/api/dispose/preview", "{\"fingerprint\": \"fp-1\", \"parser_version\":"
+                + " \"p-old\"}", TOKEN).body()).get("confirmation").asText();
+        store.record(FailureEvidence.builder("contracts", "2026/lease-9.pdf").errorClass(ErrorClass.AMBIGUOUS_PARSE)
+                .errorFingerprint("fp-1").parserVersion("p-old").build());
+        String before = checksum();
+
+        HttpResponse<String> grown = post("/api/dispose", "{\"fingerprint\": \"fp-1\", \"reason\": \"vendor_format\","
+                + " \"owner\": \"legal-ops\", \"actor\": \"alice\", \"confirmation\": \"" + confirmation + "\"}", TOKEN);
+        HttpResponse<String> otherSelection = post("/api/dispose", "{\"fingerprint\": \"fp-1\", \"reason\": \"r\","
+                + " \"owner\": \"o\", \"actor\": \"alice\", \"confirmation\": \"" + ofOldParser + "\"}", TOKEN);
+        HttpResponse<String> altered = post("/api/dispose", "{\"fingerprint\": \"fp-1\", \"reason\": \"r\","
+                + " \"owner\": \"o\", \"actor\": \"alice\", \"confirmation\": \"4" + confirmation.substring(1) + "\"}",
+                TOKEN);
+        HttpResponse<String> otherAction = post("/api/drain", "{\"fingerprint\": \"fp-1\", \"limit\": 2,"
+                + " \"actor\": \"alice\", \"confirmation\": \"" + confirmation + "\"}", TOKEN);
+
+        assertThat(grown.statusCode()).as(grown.body()).isEqualTo(409);
+        assertThat(JSON.readTree(grown.body()).get("error").asText()).isEqualTo("the selection holds 4 open records now,"
+                + " not the 3 previewed (records arrived or were closed since); nothing was changed: preview it again");
+        for (HttpResponse<String> r : List.of(otherSelection, altered, otherAction)) {
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(409);
+            assertThat(JSON.readTree(r.body()).get("error").asText()).startsWith("the confirmation does not match this");
+        }
+        assertThat(checksum()).as("no record changed").isEqualTo(before);
+        JsonNode trail = JSON.readTree(get("/api/actions", TOKEN).body()).get("actions");
+        assertThat(trail).hasSize(4).allSatisfy(e -> {
+            assertThat(e.get("status").asText()).isEqualTo("refused");
+            assertThat(e.get("selected").isNull()).isTrue();
+        });
+        assertThat(trail.get(3).get("error").asText()).startsWith("the selection holds 4 open records now");
+        assertThat(trail.get(0).get("action").asText()).as("newest first").isEqualTo("drain");
+    }
+
+    /**
+     * A canary drain from the API: the preview shows the selection per source, its ids and the forecast, its limit
+     * required and capped; confirmed, it runs within the request at the canary's rate and answers its counts and trail
+     * entry, the run in /api/drains started by api:&lt;actor&gt;. Its confirmation does not serve twice: the cohort
+     * shrank.
+     */
+    @Test
+    void shouldRunACanaryDrainItsPreviewConfirmed() throws Exception {
+        HttpResponse<String> noLimit = post("/api/drain/preview", "{\"fingerprint\": \"fp-1\"}", TOKEN);
+        assertThat(noLimit.statusCode()).isEqualTo(400);
+        assertThat(JSON.readTree(noLimit.body()).get("error").asText())
+                .isEqualTo("limit is required: the canary's size, at most 3 (operator.api-drain-max-records)");
+        HttpResponse<String> tooMany = post("/api/drain/preview", "{\"fingerprint\": \"fp-1\", \"limit\": 4}", TOKEN);
+        assertThat(JSON.readTree(tooMany.body()).get("error").asText()).startsWith("limit must be at most 3");
+        JsonNode p = ok(post("/api/drain/preview", "{\"fingerprint\": \"fp-1\", \"parser_version\": \"p-old\","
+                + " \"limit\": 2}", TOKEN));
+        assertThat(p.at("/plan/cohort_documents").asInt()).isEqualTo(3);
+        assertThat(p.at("/plan/selected_by_source").toString()).isEqualTo("{\"contracts\":2}");
+        assertThat(p.at("/plan/dlq_ids")).hasSize(2);
+        assertThat(p.at("/plan/source_requests").asInt()).isEqualTo(4);
+        assertThat(p.get("rate_per_s").asDouble()).isEqualTo(50);
+        assertThat(p.get("max_limit").asInt()).isEqualTo(3);
+        String confirmation = p.get("confirmation").asText();
+        assertThat(JSON.readTree(get("/api/drains", TOKEN).body()).get("runs")).as("a preview writes nothing").isEmpty();
+
+        JsonNode answer = ok(post("/api/drain", "{\"fingerprint\": \"fp-1\", \"parser_version\": \"p-old\","
+                + " \"limit\": 2, \"actor\": \"bob\", \"confirmation\": \"" + confirmation + "\"}", TOKEN));
+
+        assertThat(answer.at("/report/outcomes").toString())
+                .isEqualTo("{\"deleted_at_source\":1,\"repaired_parser_fixed\":1}");
+        assertThat(store.find("contracts", "2026/lease-0.pdf").orElseThrow().disposition())
+                .isEqualTo(Disposition.REPAIRED_PARSER_FIXED);
+        assertThat(store.find("contracts", "2026/lease-2.pdf").orElseThrow().disposition()).isEqualTo(Disposition.OPEN);
+        JsonNode entry = answer.get("action");
+        assertThat(entry.get("action").asText()).isEqualTo("drain");
+        assertThat(entry.get("channel").asText()).isEqualTo("api");
+        assertThat(entry.get("selected").asInt()).isEqualTo(2);
+        assertThat(entry.at("/selection/limit").asInt()).isEqualTo(2);
+        assertThat(entry.at("/selection/parser_version").asText()).isEqualTo("p-old");
+        assertThat(entry.get("outcome_counts")).isEqualTo(answer.at("/report/outcomes"));
+        assertThat(entry.get("verdict_counts").toString()).isEqualTo("{\"repaired_parser_fixed by=none\":1}");
+        assertThat(entry.get("drain_run_id").asText()).isEqualTo(answer.at("/report/run_id").asText());
+        JsonNode run = JSON.readTree(get("/api/drains", TOKEN).body()).at("/runs/0");
+        assertThat(run.get("run_id").asText()).isEqualTo(entry.get("drain_run_id").asText());
+        assertThat(run.get("started_by").asText()).isEqualTo("api:bob");
+        assertThat(run.get("rate_per_s").asDouble()).isEqualTo(50);
+
+        HttpResponse<String> again = post("/api/drain", "{\"fingerprint\": \"fp-1\", \"parser_version\": \"p-old\","
+                + " \"limit\": 2, \"actor\": \"bob\", \"confirmation\": \"" + confirmation + "\"}", TOKEN);
+        assertThat(again.statusCode()).isEqualTo(409);
+        assertThat(JSON.readTree(again.body()).get("error").asText()).startsWith("the selection holds 1 open records now,"
+                + " not the 3 previewed");
+        assertThat(JSON.readTree(get("/api/drains", TOKEN).body()).get("runs")).as("no second run").hasSize(1);
+    }
+
+    /** /api/actions lists the trail newest first, cut by limit; a limit below 1 is refused. */
+    @Test
+    void shouldListTheTrailNewestFirst() throws Exception {
+        for (String parser : new String[] {"p-old", "p-none"}) {
+            post("/api/dispose/preview", "{\"fingerprint\": \"fp-1\", \"parser_version\": \"" + parser + "\"}", TOKEN);
+        }
+        String confirmation = JSON.readTree(post("/api/dispose/preview", "{\"fingerprint\": \"fp-1\"}", TOKEN).body())
+                .get("confirmation").asText();
+        assertThat(post("/api/dispose", "{\"fingerprint\": \"fp-1\", \"reason\": \"r\", \"owner\": \"o\","
+                + " \"actor\": \"first\", \"confirmation\": \"x.y\"}", TOKEN).statusCode()).isEqualTo(409);
+        assertThat(post("/api/dispose", "{\"fingerprint\": \"fp-1\", \"reason\": \"r\", \"owner\": \"o\","
+                + " \"actor\": \"second\", \"channel\": \"api\", \"confirmation\": \"" + confirmation + "\"}", TOKEN)
+                .statusCode()).isEqualTo(200);
+
+        JsonNode all = JSON.readTree(get("/api/actions", TOKEN).body()).get("actions");
+        assertThat(all).as("previews are no actions").hasSize(2);
+        assertThat(all.get(0).get("actor").asText()).isEqualTo("second");
+        assertThat(all.get(1).get("actor").asText()).isEqualTo("first");
+        JsonNode one = JSON.readTree(get("/api/actions?limit=1", TOKEN).body()).get("actions");
+        assertThat(one).hasSize(1);
+        assertThat(one.get(0).get("actor").asText()).isEqualTo("second");
+        assertThat(get("/api/actions?limit=0", TOKEN).statusCode()).isEqualTo(400);
+        assertThat(get("/api/actions", null).statusCode()).isEqualTo(401);
+        assertThat(post("/api/dispose", "{\"fingerprint\": \"fp-1\", \"reason\": \"r\", \"owner\": \"o\","
+                + " \"actor\": \"x\", \"channel\": \"cli\", \"confirmation\": \"" + confirmation + "\"}", TOKEN)
+                .statusCode()).as("the CLI's channel is not the API's to state").isEqualTo(400);
+    }
+
+    /** @return the answer's JSON, asserting it is a 200 */
+    private static JsonNode ok(HttpResponse<String> answer) throws Exception {
+        assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+        return JSON.readTree(answer.body());
+    }
+
+    private static String dispose(String confirmation, String actor) {
+        return "{\"fingerprint\": \"fp-1\", \"class\": \"ambiguous_parse\", \"reason\": \"vendor_format\","
+                + " \"owner\": \"legal-ops\", \"channel\": \"page\""
+                + (actor == null ? "" : ", \"actor\": \"" + actor + "\"")
+                + (confirmation == null ? "" : ", \"confirmation\": \"" + confirmation + "\"") + "}";
+    }
+
+    /** @return row counts and an md5 of every row of the records, their attempts and the drain runs */
+    private static String checksum() throws Exception {
+        StringBuilder b = new StringBuilder();
+        for (String table : new String[] {"quarantine", "quarantine_attempt", "drain_runs", "drain_run_items"}) {
+            b.append(new org.ingestquarantine.db.Jdbc(dataSource()).query("SELECT count(*) || ' ' || md5(coalesce("
+                    + "string_agg(t::text, '|' ORDER BY t::text), '')) FROM " + table + " t", rs -> rs.getString(1)))
+                    .append('\n');
+        }
+        return b.toString();
     }
 
     /** POST /api/sources/S/count lists, POST .../total states; both refuse clearly, neither answers GET. */

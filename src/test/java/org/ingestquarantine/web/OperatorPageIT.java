@@ -23,19 +23,26 @@ import org.ingestquarantine.ingest.DocumentIndex;
 import org.ingestquarantine.ingest.IndexedChunk;
 import org.ingestquarantine.ingest.IndexedDocument;
 import org.ingestquarantine.ingest.SourceTotals;
+import org.ingestquarantine.operator.CanaryPolicy;
 import org.ingestquarantine.operator.Dispositions;
+import org.ingestquarantine.operator.OperatorActions;
 import org.ingestquarantine.operator.OperatorRegisters;
 import org.ingestquarantine.operator.OperatorService;
 import org.ingestquarantine.parse.ParserVersion;
+import org.ingestquarantine.quarantine.Disposition;
 import org.ingestquarantine.quarantine.FailureEvidence;
 import org.ingestquarantine.quarantine.LocalPayloadStore;
 import org.ingestquarantine.quarantine.QuarantineStore;
+import org.ingestquarantine.testsupport.FolderDrains;
 import org.ingestquarantine.testsupport.MutableClock;
+import org.ingestquarantine.testsupport.ParsePool;
 import org.ingestquarantine.testsupport.PostgresTestBase;
+import org.ingestquarantine.testsupport.TextPdf;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
@@ -53,8 +60,10 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * renders it over the API, shows a source without quarantine rows at 100%, a source of unknown total with its
  * oldest-open age only, and a cohort moved to unindexable still counted as missing and listed in the register;
  * and that a cohort leads to its records and a record to its evidence, replays and stack trace (types and frames);
- * owners where the API has them, and a source filter kept in the URL fragment. No document text reaches the page.
- * Keeps screenshots in {@code target/operator-page*.png}.
+ * owners where the API has them, and a source filter kept in the URL fragment; and that an operator disposes of a
+ * cohort and starts a canary drain from a cohort's page, through a dialog showing the exact selection and its count,
+ * and finds each action in the actions view. No document text reaches the page. Keeps screenshots in
+ * {@code target/operator-page*.png}.
  */
 class OperatorPageIT extends PostgresTestBase {
 
@@ -69,7 +78,11 @@ class OperatorPageIT extends PostgresTestBase {
     @TempDir
     Path temp;
 
+    @RegisterExtension
+    static final ParsePool PARSER = new ParsePool();
+
     private OperatorApi api;
+    private QuarantineStore store;
     private WebDriver browser;
     private WebDriverWait wait;
 
@@ -85,7 +98,7 @@ class OperatorPageIT extends PostgresTestBase {
     void setUp() throws Exception {
         LocalPayloadStore payloads = new LocalPayloadStore(temp.resolve("objects"));
         MutableClock nineDaysAgo = new MutableClock(Instant.now().minus(Duration.ofDays(9).plusHours(2)));
-        QuarantineStore store = new QuarantineStore(dataSource(), payloads, OperatorPageIT::ownerOf, nineDaysAgo);
+        store = new QuarantineStore(dataSource(), payloads, OperatorPageIT::ownerOf, nineDaysAgo);
         DocumentIndex index = new DocumentIndex(dataSource(), 2);
         SourceTotals totals = new SourceTotals(dataSource(), Clock.systemUTC());
 
@@ -140,8 +153,15 @@ class OperatorPageIT extends PostgresTestBase {
 
         OperatorService service = new OperatorService(dataSource(), store, payloads, Clock.systemUTC(),
                 List.of("manuals", "web-intake", "contracts")).withSourceOwners(OperatorPageIT::ownerOf);
+        // the contracts' folder, for a canary: the oldest scan parses now, the others are gone
+        Path contracts = Files.createDirectories(temp.resolve("contracts/2026"));
+        Files.write(contracts.resolve("scan-0.pdf"), TextPdf.of("the scan, readable now"));
+        var drain = FolderDrains.of(dataSource(), store, PARSER.parser(),
+                java.util.Map.of("contracts", temp.resolve("contracts")), temp.resolve("work"));
+        OperatorActions actions = new OperatorActions(dataSource(), new Dispositions(dataSource(), store, payloads,
+                Clock.systemUTC()), Clock.systemUTC(), 25).withCanaries(() -> drain, new CanaryPolicy(5, 50));
         api = OperatorApi.start(new InetSocketAddress("127.0.0.1", 0), new OperatorApi.Backend(service,
-                new Dispositions(dataSource(), store, payloads, Clock.systemUTC()), new OperatorRegisters(dataSource()),
+                actions, new OperatorRegisters(dataSource()),
                 new org.ingestquarantine.operator.SourceCounts(service, new org.ingestquarantine.ingest.SourceListing(
                         List.of(), totals), totals)), TOKEN, Duration.ofDays(90),
                 ApiLimits.from(new org.ingestquarantine.pipeline.Settings(
@@ -188,11 +208,12 @@ class OperatorPageIT extends PostgresTestBase {
         assertThat(browser.findElement(By.cssSelector("#drains tr[data-run-id='01JD0000000000000000000001'] td.status"))
                 .getText()).isEqualTo("nothing attempted (no drain)");
 
-        HttpResponse<String> disposed = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(base() + "/api/dispose"))
-                .header("Authorization", "Bearer " + TOKEN).POST(HttpRequest.BodyPublishers.ofString(
-                        "{\"fingerprint\": \"fp-encrypted\", \"reason\": \"vendor_encryption\", \"owner\": \"legal-ops\"}"))
-                .build(), HttpResponse.BodyHandlers.ofString());
-        assertThat(disposed.body()).isEqualTo("{\"unindexable\":4}");
+        String selection = "\"fingerprint\": \"fp-encrypted\"";
+        String confirmation = new com.fasterxml.jackson.databind.ObjectMapper().readTree(post("/api/dispose/preview",
+                "{" + selection + "}")).get("confirmation").asText();
+        assertThat(post("/api/dispose", "{" + selection + ", \"reason\": \"vendor_encryption\", \"owner\":"
+                + " \"legal-ops\", \"actor\": \"ops\", \"confirmation\": \"" + confirmation + "\"}"))
+                .startsWith("{\"unindexable\":4,");
         browser.findElement(By.id("refresh")).click();
         awaitView("overview");
 
@@ -339,6 +360,119 @@ class OperatorPageIT extends PostgresTestBase {
     private String cohortCell(String fingerprint, String column) {
         return browser.findElement(By.cssSelector("#cohorts tr[data-fingerprint='" + fingerprint + "'] td." + column))
                 .getText().trim();
+    }
+
+    /**
+     * From a cohort's page: "Dispose…", reason and owner, the preview (the exact selection, its 4 records of one
+     * source), confirmed; the dialog shows the result and the trail entry, the cohort is gone from the open ones, and
+     * the actions view lists the dispose with its actor and channel.
+     */
+    @Test
+    void shouldDisposeACohortFromThePageThroughTheConfirmation() throws Exception {
+        WebElement dialog = openActionDialog("fp-encrypted", "dispose-open");
+        dialog.findElement(By.id("action-reason")).sendKeys("vendor_encryption");
+        dialog.findElement(By.id("action-owner")).sendKeys("legal-ops");
+        dialog.findElement(By.id("action-actor")).sendKeys("carol");
+        dialog.findElement(By.id("action-preview")).click();
+
+        WebElement preview = wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("action-preview-area")));
+        assertThat(preview.findElement(By.id("action-selection")).getText()).contains("fp-encrypted", "permanent_input",
+                ParserVersion.CURRENT);
+        assertThat(preview.findElement(By.id("action-count")).getText()).startsWith("4 open records move to unindexable"
+                + " (reason vendor_encryption, owner legal-ops)");
+        assertThat(preview.findElement(By.id("action-by-source")).getText()).contains("contracts 4");
+        assertThat(store.find("contracts", "2026/sealed-0.pdf").orElseThrow().disposition())
+                .as("nothing changes before the confirmation").isEqualTo(Disposition.OPEN);
+        screenshot("operator-page-dispose-preview.png");
+        preview.findElement(By.id("action-confirm")).click();
+
+        WebElement result = wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("action-result")));
+        assertThat(result.findElement(By.id("action-outcome")).getText()).isEqualTo("4 records moved to unindexable.");
+        WebElement entry = result.findElement(By.cssSelector("#action-entry tbody tr"));
+        assertThat(entry.getDomAttribute("data-action")).isEqualTo("dispose");
+        assertThat(entry.getText()).contains("carol", "page", "finished", "unindexable 4");
+        String actionId = entry.getDomAttribute("data-action-id");
+        assertThat(store.find("contracts", "2026/sealed-0.pdf").orElseThrow().disposition())
+                .isEqualTo(Disposition.UNINDEXABLE);
+        result.findElement(By.id("action-trail-link")).click();
+
+        awaitView("actions");
+        List<WebElement> trail = browser.findElements(By.cssSelector("#actions tbody tr"));
+        assertThat(trail).hasSize(1);
+        assertThat(trail.get(0).getDomAttribute("data-action-id")).isEqualTo(actionId);
+        assertThat(trail.get(0).findElement(By.cssSelector("td.actor")).getText()).isEqualTo("carol");
+        assertThat(trail.get(0).findElement(By.cssSelector("td.channel")).getText()).isEqualTo("page");
+        assertThat(trail.get(0).findElement(By.cssSelector("td.selection")).getText()).contains("fp-encrypted",
+                "class permanent_input", "source any");
+        assertThat(trail.get(0).findElement(By.cssSelector("td.outcomes")).getText()).isEqualTo("unindexable 4");
+        assertThat(browser.getPageSource()).doesNotContain(DOCUMENT_TEXT);
+        screenshot("operator-page-actions.png");
+    }
+
+    /**
+     * From a cohort's page: "Canary drain…" of 2 records, the preview (2 of the cohort's 6, their source, the
+     * forecast), confirmed; the dialog shows the run's counts, the oldest scan repaired (its content changed) and the
+     * next deleted at its source, and the actions view and the drain runs list the canary.
+     */
+    @Test
+    void shouldStartACanaryDrainFromThePage() throws Exception {
+        WebElement dialog = openActionDialog("fp-xref", "drain-open");
+        WebElement limit = dialog.findElement(By.id("action-limit"));
+        limit.clear();
+        limit.sendKeys("2");
+        dialog.findElement(By.id("action-actor")).sendKeys("dave");
+        dialog.findElement(By.id("action-preview")).click();
+
+        WebElement preview = wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("action-preview-area")));
+        assertThat(preview.findElement(By.id("action-selection")).getText()).contains("fp-xref", OLD_PARSER, "2");
+        assertThat(preview.findElement(By.id("action-count")).getText()).startsWith("Selects the oldest 2 of 6 open records");
+        assertThat(preview.findElement(By.id("action-by-source")).getText()).contains("contracts 2");
+        preview.findElement(By.id("action-confirm")).click();
+
+        WebElement result = wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("action-result")));
+        assertThat(result.findElement(By.id("action-outcome")).getText()).matches("Drain run \\w{26}: 2 of 6 selected, 3"
+                + " source requests\\.");
+        // the record holds the etag it failed with; the folder serves other bytes now: changed content
+        assertThat(result.findElement(By.cssSelector("p.outcomes")).getText()).contains("deleted_at_source 1",
+                "repaired_content_changed 1");
+        assertThat(store.find("contracts", "2026/scan-0.pdf").orElseThrow().disposition())
+                .isEqualTo(Disposition.REPAIRED_CONTENT_CHANGED);
+        assertThat(store.find("contracts", "2026/scan-1.pdf").orElseThrow().disposition())
+                .isEqualTo(Disposition.DELETED_AT_SOURCE);
+        screenshot("operator-page-canary.png");
+        result.findElement(By.id("action-close")).click();
+        awaitView("cohort");
+        assertThat(browser.findElements(By.cssSelector("#records tbody tr"))).as("the cohort drawn again").hasSize(4);
+
+        browser.findElement(By.id("actions-link")).click();
+        awaitView("actions");
+        WebElement canary = browser.findElement(By.cssSelector("#actions tbody tr[data-action='drain']"));
+        assertThat(canary.findElement(By.cssSelector("td.actor")).getText()).isEqualTo("dave");
+        assertThat(canary.findElement(By.cssSelector("td.selection")).getText()).contains("fp-xref", "limit 2");
+        assertThat(canary.findElement(By.cssSelector("td.n.selected")).getText()).isEqualTo("2");
+        browser.get(base() + "/#");
+        awaitView("overview");
+        assertThat(browser.findElement(By.id("drains")).getText()).contains("page:dave");
+    }
+
+    /** Logs in, opens the cohort of {@code fingerprint} from the overview, and there the dialog of {@code button}. */
+    private WebElement openActionDialog(String fingerprint, String button) {
+        browser.get(base() + "/");
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("token"))).sendKeys(TOKEN);
+        browser.findElement(By.cssSelector("#login-form button")).click();
+        awaitView("overview");
+        browser.findElement(By.cssSelector("#cohorts tr[data-fingerprint='" + fingerprint + "'] td.fingerprint a"))
+                .click();
+        awaitView("cohort");
+        browser.findElement(By.id(button)).click();
+        return wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("action-dialog")));
+    }
+
+    /** @return the API's answer to a POST of {@code body} with the token */
+    private String post(String path, String body) throws Exception {
+        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(base() + path))
+                .header("Authorization", "Bearer " + TOKEN).POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
     }
 
     private String base() {
