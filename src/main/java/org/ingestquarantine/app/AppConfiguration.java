@@ -311,7 +311,8 @@ public final class AppConfiguration implements CamelConfiguration {
                     .countingSkipped(SkippedCoverage.of(settings.required(SkippedCoverage.PROPERTY)));
             startOperatorApi(settings, registry, started, new OperatorApi.Backend(service,
                     new Dispositions(database.dataSource(), store, payloads, clock),
-                    new OperatorRegisters(database.dataSource()), new SourceCounts(service, listing, totals)));
+                    new OperatorRegisters(database.dataSource()), new SourceCounts(service, listing, totals),
+                    new org.ingestquarantine.operator.Storms(new SourcePauses(database.dataSource(), clock))));
         }
     }
 
