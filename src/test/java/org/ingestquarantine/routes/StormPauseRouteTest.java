@@ -26,13 +26,8 @@ class StormPauseRouteTest extends RouteTestBase {
 
     @Test
     void shouldHandAPausedSourcesDeliveryBackUnworkedAndUncharged() {
-        Exchange exchange = new org.apache.camel.support.DefaultExchange(context);
-        exchange.getIn().setBody(RouteTestSupport.message("d.pdf"));
-        exchange.getIn().setHeader(RouteDoubles.KEY, "k6");
-        exchange.getIn().setHeader(RouteDoubles.COUNT, 9);
-        exchange.getIn().setHeader(RouteDoubles.PAUSED, true);
-
-        Exchange done = context.createProducerTemplate().send("direct:ingest", exchange);
+        Exchange done = RouteTestSupport.deliver(context, RouteTestSupport.message("d.pdf"), "k6", 9,
+                java.util.Map.of(RouteDoubles.PAUSED, true));
 
         assertThat(done.isFailed()).as("not acknowledged").isTrue();
         assertThat(stages.bodies).as("no stage ran").isEmpty();
