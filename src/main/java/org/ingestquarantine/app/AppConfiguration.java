@@ -40,6 +40,9 @@ import org.ingestquarantine.delivery.DeliveryGuard;
 import org.ingestquarantine.delivery.DlqSweeper;
 import org.ingestquarantine.delivery.ErrorTaxonomy;
 import org.ingestquarantine.delivery.FailureDisposition;
+import org.ingestquarantine.delivery.FailureStorm;
+import org.ingestquarantine.delivery.SourcePauses;
+import org.ingestquarantine.delivery.StormThresholds;
 import org.ingestquarantine.delivery.InFlightAttempts;
 import org.ingestquarantine.delivery.NoCamelRedelivery;
 import org.ingestquarantine.delivery.Outcomes;
@@ -118,7 +121,7 @@ import org.slf4j.LoggerFactory;
  * {@code s3.endpoint-url}, {@code s3.region}, {@code s3.path-style-access} (see {@link S3Clients}),
  * {@code dlq.sweep-backoff-initial-ms}, {@code dlq.sweep-backoff-max-ms} (see {@link DlqSweeper}),
  * {@code management.host}, {@code management.port} (the scrape endpoint; 0 = any free port),
- * {@code metrics.store-poll-ms}, {@code metrics.new-fingerprint-window-ms}, {@code operator.retention-age-days}
+ * {@code storm.*} (see {@link StormThresholds}), {@code metrics.store-poll-ms}, {@code metrics.new-fingerprint-window-ms}, {@code operator.retention-age-days}
  * (see {@link StoreGauges}), {@value #SERVE_OPERATOR_API} with {@code operator.api-host}, {@code operator.api-port}
  * and {@code operator.api-token} (see {@link OperatorApi}), {@value #LIST_SOURCES} with
  * {@code sources.count-interval-ms} and {@code sources.count-max-documents} (see {@link SourceListing}),
@@ -262,8 +265,14 @@ public final class AppConfiguration implements CamelConfiguration {
         registry.bind("consumerCircuitBreaker", breaker);
         registry.bind("redeliveryPolicies", policies);
         registry.bind("classifyFailure", classification);
-        registry.bind("failureDisposition", new FailureDisposition(policies, classification, inFlight, broker,
-                settings.requiredMillis("pipeline-fault.hold-ms")));
+        FailureDisposition disposition = new FailureDisposition(policies, classification, inFlight, broker,
+                settings.requiredMillis("pipeline-fault.hold-ms"));
+        registry.bind("failureDisposition", disposition);
+        // a source whose deliveries storm with a fingerprint new to it is paused in every consumer (storm.*)
+        FailureStorm storm = FailureStorm.start(StormThresholds.from(settings), new SourcePauses(database.dataSource(),
+                clock), new FailureStorm.Consumer(broker, inFlight, disposition, journal.lease().owner()), metrics, clock);
+        started.push(storm);
+        registry.bind("failureStorm", storm);
         registry.bind("brokerAdapter", broker);
         registry.bind("quietRollback", new QuietRollbackHandler());
         registry.bind("rethrow", new Rethrow());
@@ -284,7 +293,7 @@ public final class AppConfiguration implements CamelConfiguration {
         registry.bind("indexStage", new IndexStage(index, versions));
         PolicySkips skips = new PolicySkips(database.dataSource(), clock, journal);
         registry.bind("policySkips", skips);
-        registry.bind("outcomes", new Outcomes(journal, skips, metrics, inFlight));
+        registry.bind("outcomes", new Outcomes(journal, skips, metrics, inFlight, storm));
         registry.bind("quarantineStore", store);
         registry.bind("documentIndex", index);
         registry.bind("quarantineQueries", new QuarantineQueries(database.dataSource(),
@@ -312,7 +321,8 @@ public final class AppConfiguration implements CamelConfiguration {
                     settings.requiredNumber(SourceRequestThrottle.HEADROOM_PROPERTY))
                     .withCanaries(() -> canaryDrain, CanaryPolicy.from(settings));
             startOperatorApi(settings, registry, started, new OperatorApi.Backend(service, actions,
-                    new OperatorRegisters(database.dataSource()), new SourceCounts(service, listing, totals)));
+                    new OperatorRegisters(database.dataSource()), new SourceCounts(service, listing, totals),
+                    new org.ingestquarantine.operator.Storms(new SourcePauses(database.dataSource(), clock))));
         }
     }
 

@@ -289,6 +289,12 @@ public final class OperatorRuntime implements AutoCloseable {
         return new OperatorRegisters(database.dataSource());
     }
 
+    /** @return the sources the failure-storm breaker paused: listed and resumed ({@code storm list}, {@code resume}) */
+    public org.ingestquarantine.operator.Storms storms() {
+        return new org.ingestquarantine.operator.Storms(
+                new org.ingestquarantine.delivery.SourcePauses(database.dataSource(), Clock.systemUTC()));
+    }
+
     /** @return the evidence records */
     public QuarantineStore store() {
         return store;

@@ -16,6 +16,8 @@ import java.util.stream.Stream;
 import org.ingestquarantine.app.PipelineApp;
 import org.ingestquarantine.delivery.ConsumerCircuitBreaker;
 import org.ingestquarantine.delivery.ConsumerCircuitBreaker.RouteFault;
+import org.ingestquarantine.delivery.FailureStorm;
+import org.ingestquarantine.delivery.SourcePauses;
 import org.ingestquarantine.delivery.IngestPublisher;
 import org.ingestquarantine.delivery.SettledOutcomes;
 import org.ingestquarantine.ingest.FolderConnector;
@@ -40,7 +42,10 @@ import picocli.CommandLine.Spec;
  * {@code --timeout-s} or were abandoned (a route ended the delivery without an outcome: a route bug), 2 for bad
  * arguments, {@value #PIPELINE_FAULT_EXIT} when a fault of our own route held the consumer
  * ({@link ConsumerCircuitBreaker#routeFault}: a route file is wrong whatever the document): it stops consuming at
- * once (waiting would only cost one delivery per hold), prints the summary with the fault and one line on stderr.
+ * once (waiting would only cost one delivery per hold), prints the summary with the fault and one line on stderr;
+ * {@value #STORM_PAUSED_EXIT} when the failure-storm breaker paused the source ({@link FailureStorm}: one fingerprint new
+ * to it failing a share of its deliveries): it stops consuming at once, the documents not yet settled stay queued for
+ * the next run after {@code storm resume}, and it prints the summary and one line on stderr naming the command.
  *
  * <p>SIGTERM or Ctrl-C (SIGINT) stops the run early, in order: no new delivery starts, the documents in
  * flight finish within {@code camel.main.shutdown-timeout} or are released (their attempts closed, their
@@ -57,6 +62,9 @@ final class IngestCommand implements Callable<Integer> {
 
     /** Exit code of a run a fault of our own route stopped. */
     static final int PIPELINE_FAULT_EXIT = 4;
+
+    /** Exit code of a run whose source the failure-storm breaker paused. */
+    static final int STORM_PAUSED_EXIT = 5;
 
     @Spec
     CommandSpec spec;
@@ -171,11 +179,19 @@ final class IngestCommand implements Callable<Integer> {
                 keys.put(publisher.publish(message), docId);
             }
             ConsumerCircuitBreaker breaker = app.bean("consumerCircuitBreaker", ConsumerCircuitBreaker.class);
-            List<String> unsettled = awaitOutcomes(keys, settled, publisher, stop, breaker);
+            FailureStorm storm = app.bean("failureStorm", FailureStorm.class);
+            List<String> unsettled = awaitOutcomes(keys, settled, publisher, stop,
+                    () -> breaker.routeFault().isPresent() || storm.pauseOf(sourceName).isPresent());
             RouteFault fault = breaker.routeFault().orElse(null);
-            if (stop.getCount() == 0 || fault != null) {
+            SourcePauses.Pause pause = fault != null ? null : storm.pauseOf(sourceName).orElse(null);
+            if (stop.getCount() == 0 || fault != null || pause != null) {
                 err.println(fault != null ? "ingest: pipeline fault at " + fault.describe()
                         + "; nothing quarantined for it, documents released; fix the route file and run again"
+                        : pause != null ? "ingest: failure storm: source " + sourceName + " paused for fingerprint "
+                        + pause.fingerprint() + " (" + pause.errorClass() + "/" + pause.reasonCode() + ", "
+                        + pause.percent() + "% of " + pause.deliveries() + " deliveries); the documents not settled stay"
+                        + " queued, not quarantined; fix the cause, run 'ingest-quarantine storm resume --source "
+                        + sourceName + "' and ingest again"
                         : "ingest: stopping (signal); documents in flight finish or are handed back");
                 app.stopConsuming();
                 unsettled = unsettled.stream().filter(k -> settled.outcomeOf(k) == null).toList();
@@ -184,13 +200,18 @@ final class IngestCommand implements Callable<Integer> {
             RunSummary summary = RunSummary.collect(app, sourceName, keys, settled::outcomeOf, unsettled, elapsedMs,
                     startupMs, fault);
             spec.commandLine().getOut().println(json ? summary.toJson() : summary.toText());
-            return fault != null ? PIPELINE_FAULT_EXIT : unsettled.isEmpty() && summary.abandoned().isEmpty() ? 0 : 3;
+            return fault != null ? PIPELINE_FAULT_EXIT : pause != null ? STORM_PAUSED_EXIT
+                    : unsettled.isEmpty() && summary.abandoned().isEmpty() ? 0 : 3;
         }
     }
 
-    /** @return the keys still unsettled when all settled, the time ran out, a signal came or a route fault holds */
+    /**
+     * @return the keys still unsettled when all settled, the time ran out, a signal came, or {@code halted} (a route
+     *     fault holds, the source is paused)
+     */
     private List<String> awaitOutcomes(Map<String, String> keys, SettledOutcomes settled, IngestPublisher publisher,
-                                       CountDownLatch stop, ConsumerCircuitBreaker breaker) throws InterruptedException {
+                                       CountDownLatch stop, java.util.function.BooleanSupplier halted)
+            throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(timeoutSeconds).toNanos();
         long quietSince = -1;
         while (true) {
@@ -200,7 +221,7 @@ final class IngestCommand implements Callable<Integer> {
                     open.add(key);
                 }
             }
-            if (open.isEmpty() || System.nanoTime() > deadline || breaker.routeFault().isPresent()) {
+            if (open.isEmpty() || System.nanoTime() > deadline || halted.getAsBoolean()) {
                 return open;
             }
             // messages the broker dead-lettered on its own never settle here: stop once the queue stays empty

@@ -37,7 +37,7 @@ final class ServeCommand extends OperatorCommand {
         // beside a run that holds the data folder: its database stops with it, and so does this page
         runtime.holder().ifPresent(holder -> holder.onExit().thenRun(stop::countDown));
         try (OperatorApi api = OperatorApi.start(address, new OperatorApi.Backend(runtime.service(),
-                        runtime.actionsWithCanaries(), runtime.registers(), runtime.sourceCounts()), settings.find("operator.api-token").orElse(null),
+                        runtime.actionsWithCanaries(), runtime.registers(), runtime.sourceCounts(), runtime.storms()), settings.find("operator.api-token").orElse(null),
                 Duration.ofDays(settings.requiredNumber("operator.retention-age-days")), ApiLimits.from(settings))) {
             out.println("serving the operator page on http://" + address.getHostString() + ":" + api.port()
                     + "/ and its API under /api/ (SIGTERM or Ctrl-C stops)");

@@ -138,9 +138,11 @@ public final class AttemptJournal {
      *     failed while Kafka was down, an SQS delete that did not arrive); no attempt was opened
      * @param pipelineFaults earlier attempts at this delivery closed as {@link AttemptOutcome#PIPELINE_FAULT}: a
      *     fault of our own route released them, and no budget counts them
+     * @param stormPauses earlier attempts at this delivery closed as {@link AttemptOutcome#STORM_PAUSED}: handed back
+     *     unworked while its source was paused, and no budget counts them either
      */
     public record Admission(OpenAttempts open, Long attemptId, IndexedVersion indexed, int deliveryCount,
-                            boolean openRecord, boolean settled, int pipelineFaults) {
+                            boolean openRecord, boolean settled, int pipelineFaults, int stormPauses) {
     }
 
     /**
@@ -200,7 +202,9 @@ public final class AttemptJournal {
                                AND q.disposition = 'open') AS open_record,
                        (SELECT settled FROM settled) AS settled,
                        (SELECT count(*)::int FROM attempt_journal WHERE delivery_key = ?
-                        AND outcome = 'pipeline_fault') AS pipeline_faults
+                        AND outcome = 'pipeline_fault') AS pipeline_faults,
+                       (SELECT count(*)::int FROM attempt_journal WHERE delivery_key = ?
+                        AND outcome = 'storm_paused') AS storm_pauses
                 FROM (SELECT 1) one
                 LEFT JOIN LATERAL (
                     SELECT stage, started_at FROM open WHERE NOT live
@@ -221,9 +225,10 @@ public final class AttemptJournal {
                 return new Admission(new OpenAttempts(liveIds, deaths == 0 ? Deaths.NONE
                         : new Deaths(deaths, rs.getString("stage"), SqlTime.get(rs, "started_at"))), attemptId,
                         indexed, rs.getInt("delivery_count"), rs.getBoolean("open_record"), rs.getBoolean("settled"),
-                        rs.getInt("pipeline_faults"));
+                        rs.getInt("pipeline_faults"), rs.getInt("storm_pauses"));
             }, deliveryCount, deliveryKey, deliveryKey, deliveryKey, deliveryKey, source, docId, now(), lease.owner(),
-                    lease.duration().toMillis(), deathBudget, source, docId, deliveryKey, source, docId).orElseThrow();
+                    lease.duration().toMillis(), deathBudget, source, docId, deliveryKey, deliveryKey, source, docId)
+                    .orElseThrow();
             if (admission.attemptId() != null && !lease.duration().isZero()) {
                 live.add(admission.attemptId());
             }

@@ -20,11 +20,16 @@ public enum AttemptOutcome {
      * A fault of our own route (error class {@code pipeline_fault}) handed the message back: not a delivery the
      * document failed, so its class's budget does not count it.
      */
-    PIPELINE_FAULT;
+    PIPELINE_FAULT,
+    /**
+     * The failure-storm breaker had paused the message's source ({@link FailureStorm}): handed back unworked, not a
+     * delivery the document failed, so its class's budget does not count it.
+     */
+    STORM_PAUSED;
 
     /**
      * @return {@code indexed}, {@code skipped}, {@code released}, {@code quarantined}, {@code skipped_by_policy},
-     *     {@code abandoned} or {@code pipeline_fault}
+     *     {@code abandoned}, {@code pipeline_fault} or {@code storm_paused}
      */
     public String code() {
         return name().toLowerCase(Locale.ROOT);

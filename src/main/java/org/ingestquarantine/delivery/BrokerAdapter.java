@@ -43,6 +43,15 @@ public interface BrokerAdapter {
     void release(Exchange exchange, Duration delay);
 
     /**
+     * @return true if a released message comes back before the messages behind it, so that handing it back holds up
+     *     the others as long as keeping it would (Kafka: the consumer seeks the record's partition back to it); false
+     *     where the others pass it while it waits (SQS's visibility timeout, RabbitMQ's retry queue), the default
+     */
+    default boolean releaseComesBackFirst() {
+        return false;
+    }
+
+    /**
      * Before the quarantine record's statement (routes/quarantine.camel.yaml): adds to its row, the exchange's
      * body ({@link QuarantineStore#evidenceRow}), the copy the broker's dead-letter topic gets
      * ({@link QuarantineStore#addDeadLetterCopy}), so that the statement writes it in the record's transaction

@@ -128,8 +128,10 @@ public final class DeliveryGuard {
                 admission = journal.admit(key, message.source(), message.docId(), count, budget);
             } while (admission.open().anyLive());
         }
-        // released by a fault of our own route: no budget counts them (FailureDisposition)
+        // released by a fault of our own route, or handed back while the source was paused: no budget counts them
+        // (FailureDisposition)
         exchange.setProperty(PipelineKeys.PIPELINE_FAULTS, admission.pipelineFaults());
+        exchange.setProperty(PipelineKeys.STORM_PAUSES, admission.stormPauses());
         if (admission.settled()) {
             LOG.info("{}: an earlier attempt settled this delivery (its acknowledgement did not reach the broker);"
                     + " acknowledged, no work", LogSafe.identity(key));

@@ -32,7 +32,8 @@ import org.slf4j.LoggerFactory;
  * {@link ConsumerCircuitBreaker}), and it spends none of the document's budget: the deliveries an earlier route
  * fault released ({@link PipelineKeys#PIPELINE_FAULTS}, from the journal) are left out of the count a class's
  * budget is compared with. The broker's own backstop (SQS maxReceiveCount, RabbitMQ's delivery limit) still
- * counts them.
+ * counts them. So are the deliveries handed back unworked while the failure-storm breaker had paused the source
+ * ({@link PipelineKeys#STORM_PAUSES}, {@link FailureStorm}).
  *
  * <p>The delivery count has one meaning everywhere: deliveries so far counting the current one, from
  * {@link PipelineKeys#DELIVERY_COUNT}. A class with {@code retries} r is quarantined on delivery r + 1, route
@@ -109,8 +110,7 @@ public final class FailureDisposition {
      *     for one whose service could not be reached and for a fault of our own route
      */
     public boolean budgetSpent(Exchange exchange) {
-        if (stoppedByShutdown(exchange) || ServiceUnreachableException.in(classification.of(exchange).cause()) != null
-                || !classification.of(exchange).errorClass().chargedToDocument()) {
+        if (!chargedToDocument(exchange)) {
             return false;
         }
         Integer count = chargedCount(exchange);
@@ -118,6 +118,18 @@ public final class FailureDisposition {
             return classification.of(exchange).errorClass() != ErrorClass.TRANSIENT;
         }
         return policy(exchange).isExhausted(count);
+    }
+
+    /**
+     * @param exchange a failed delivery
+     * @return whether the failure is the document's own, so that it spends a delivery of its class's budget: false
+     *     for a delivery cut short by this process stopping, for one whose service could not be reached and for a
+     *     fault of our own route
+     */
+    public boolean chargedToDocument(Exchange exchange) {
+        Classification c = classification.of(exchange);
+        return !stoppedByShutdown(exchange) && ServiceUnreachableException.in(c.cause()) == null
+                && c.errorClass().chargedToDocument();
     }
 
     /**
@@ -238,14 +250,18 @@ public final class FailureDisposition {
         return count == null ? 1 : count;
     }
 
-    /** @return the delivery count less the earlier deliveries a route fault released, at least 1; null if unknown */
+    /**
+     * @return the delivery count less the earlier deliveries a route fault released or a storm pause handed back, at
+     *     least 1; null if unknown
+     */
     private Integer chargedCount(Exchange exchange) {
         Integer count = knownCount(exchange);
         if (count == null) {
             return null;
         }
-        int faults = exchange.getProperty(PipelineKeys.PIPELINE_FAULTS, 0, Integer.class);
-        return Math.max(1, count - faults);
+        int uncharged = exchange.getProperty(PipelineKeys.PIPELINE_FAULTS, 0, Integer.class)
+                + exchange.getProperty(PipelineKeys.STORM_PAUSES, 0, Integer.class);
+        return Math.max(1, count - uncharged);
     }
 
     /**

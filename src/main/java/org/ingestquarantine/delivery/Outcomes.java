@@ -36,18 +36,23 @@ public final class Outcomes {
     private final PolicySkips skips;
     private final PipelineMetrics metrics;
     private final InFlightAttempts inFlight;
+    private final FailureStorm storm;
 
     /**
      * @param journal closes the delivery's attempt
      * @param skips records a skip by policy with the close of its attempt
      * @param metrics records the outcome
      * @param inFlight knows which attempts a shutdown abandoned
+     * @param storm counts every delivery that ended well in its source's window (a quarantined one the failure
+     *     route counted)
      */
-    public Outcomes(AttemptJournal journal, PolicySkips skips, PipelineMetrics metrics, InFlightAttempts inFlight) {
+    public Outcomes(AttemptJournal journal, PolicySkips skips, PipelineMetrics metrics, InFlightAttempts inFlight,
+                    FailureStorm storm) {
         this.journal = journal;
         this.skips = java.util.Objects.requireNonNull(skips, "skips");
         this.metrics = metrics;
         this.inFlight = inFlight;
+        this.storm = java.util.Objects.requireNonNull(storm, "storm");
     }
 
     /**
@@ -107,9 +112,15 @@ public final class Outcomes {
 
     /**
      * @param exchange a delivery handed back to the broker for a later redelivery; closed as
-     *     {@link AttemptOutcome#PIPELINE_FAULT} when a fault of our own route failed it, which no budget counts
+     *     {@link AttemptOutcome#PIPELINE_FAULT} when a fault of our own route failed it, as
+     *     {@link AttemptOutcome#STORM_PAUSED} when its source was paused ({@link SourcePausedException}): no budget
+     *     counts either
      */
     public void released(Exchange exchange) {
+        if (exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class) instanceof SourcePausedException) {
+            close(exchange, AttemptOutcome.STORM_PAUSED);
+            return;
+        }
         Classification c = exchange.getProperty(PipelineKeys.FAILURE, Classification.class);
         close(exchange, c != null && !c.errorClass().chargedToDocument() ? AttemptOutcome.PIPELINE_FAULT
                 : AttemptOutcome.RELEASED);
@@ -146,5 +157,8 @@ public final class Outcomes {
                 ? LogSafe.identity(exchange.getProperty(PipelineKeys.DELIVERY_KEY, String.class)) : key.logForm(), outcome);
         FetchedDocument fetched = exchange.getProperty(PipelineKeys.FETCHED, FetchedDocument.class);
         metrics.settled(source, fetched == null ? null : fetched.contentType(), QUARANTINED.equals(outcome));
+        if (message != null && !QUARANTINED.equals(outcome)) {
+            storm.settled(message.source());
+        }
     }
 }

@@ -24,7 +24,10 @@ import org.ingestquarantine.failure.ErrorClass;
  *       their attempts closed as abandoned; not settled, so not in {@value #PROCESSED}. Any is a route bug.</li>
  *   <li>{@value #PIPELINE_FAULTS} {stage, reason}: deliveries released because a route of ours failed, not the
  *       document ({@code pipeline_fault}); the stage is a step id of the route files, the reason a taxonomy code;</li>
- *   <li>{@value #PIPELINE_FAULT_HELD}: 1 while such a fault holds the consumer, else 0 (registered at start).</li>
+ *   <li>{@value #PIPELINE_FAULT_HELD}: 1 while such a fault holds the consumer, else 0 (registered at start);</li>
+ *   <li>{@value #STORM_PAUSED} {source}: 1 while the failure-storm breaker has the source paused, as this process
+ *       last read the pauses, else 0 (registered at start for every configured source);</li>
+ *   <li>{@value #STORM_HELD_BACK} {source}: deliveries of a paused source handed back unworked or held.</li>
  * </ul>
  */
 public final class PipelineMetrics {
@@ -45,12 +48,19 @@ public final class PipelineMetrics {
     public static final String PIPELINE_FAULTS = "ingest.pipeline_faults";
     /** Gauge: 1 while a route fault holds the consumer. */
     public static final String PIPELINE_FAULT_HELD = "ingest.pipeline_fault.held";
+    /** Gauge: 1 while the failure-storm breaker has the source paused. */
+    public static final String STORM_PAUSED = "ingest.storm.paused";
+    /** Counter of deliveries of a paused source handed back unworked or held. */
+    public static final String STORM_HELD_BACK = "ingest.storm.held_back";
     /** Content type tag of a delivery whose document was never fetched (e.g. an invalid message). */
     public static final String UNKNOWN_CONTENT_TYPE = "unknown";
 
     private final MeterRegistry registry;
     private final SourceTags sources;
     private final java.util.concurrent.atomic.AtomicInteger faultHeld = new java.util.concurrent.atomic.AtomicInteger();
+    /** {@value #STORM_PAUSED} of each source tag. */
+    private final java.util.Map<String, java.util.concurrent.atomic.AtomicInteger> stormPaused =
+            new java.util.concurrent.ConcurrentHashMap<>();
 
     /**
      * @param registry where meters are registered (the application's one {@code metricsRegistry})
@@ -61,6 +71,37 @@ public final class PipelineMetrics {
         this.sources = java.util.Objects.requireNonNull(sources, "sources");
         io.micrometer.core.instrument.Gauge.builder(PIPELINE_FAULT_HELD, faultHeld, java.util.concurrent.atomic.AtomicInteger::get)
                 .description("1 while a fault of our own route holds the consumer").register(registry);
+        // a series per configured source from the start: 0 is a reading, absence is none
+        sources.configured().forEach(source -> stormPausedOf(source));
+    }
+
+    /**
+     * @param source a source
+     * @param paused whether the failure-storm breaker has it paused now
+     */
+    public void stormPaused(String source, boolean paused) {
+        stormPausedOf(source).set(paused ? 1 : 0);
+    }
+
+    /**
+     * Counts one delivery of a paused source handed back unworked, or held.
+     *
+     * @param source its source
+     */
+    public void stormHeldBack(String source) {
+        Counter.builder(STORM_HELD_BACK).description("deliveries of a source paused by the failure-storm breaker,"
+                + " handed back unworked or held").tag("source", sources.tag(source)).register(registry).increment();
+    }
+
+    private java.util.concurrent.atomic.AtomicInteger stormPausedOf(String source) {
+        return stormPaused.computeIfAbsent(sources.tag(source), tag -> {
+            java.util.concurrent.atomic.AtomicInteger value = new java.util.concurrent.atomic.AtomicInteger();
+            io.micrometer.core.instrument.Gauge.builder(STORM_PAUSED, value,
+                            java.util.concurrent.atomic.AtomicInteger::get)
+                    .description("1 while the failure-storm breaker has the source paused").tag("source", tag)
+                    .register(registry);
+            return value;
+        });
     }
 
     /**

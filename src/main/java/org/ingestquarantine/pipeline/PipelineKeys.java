@@ -26,12 +26,18 @@ public final class PipelineKeys {
     public static final String DELIVERY_COUNT = "iqDeliveryCount";
     /** Id of this delivery's row in the attempt journal. */
     public static final String ATTEMPT_ID = "iqAttemptId";
-    /** The stage the document is in: receive, then the route's step ids (preflight, fetch, parse, ...). */
     /**
      * Earlier deliveries of this message that a fault of our own route released ({@code pipeline_fault}), from the
      * attempt journal: left out of the count a class's budget is compared with (an {@code Integer}, 0 when none).
      */
     public static final String PIPELINE_FAULTS = "iqPipelineFaults";
+    /**
+     * Earlier deliveries of this message handed back unworked while the failure-storm breaker had paused its source
+     * ({@code storm_paused}), from the attempt journal: left out of the count a class's budget is compared with, as
+     * {@link #PIPELINE_FAULTS} are (an {@code Integer}, 0 when none).
+     */
+    public static final String STORM_PAUSES = "iqStormPauses";
+    /** The stage the document is in: receive, then the route's step ids (preflight, fetch, parse, ...). */
     public static final String STAGE = "iqStage";
     /**
      * The version of the document the index held as searchable when the delivery was admitted

@@ -21,6 +21,7 @@ import org.ingestquarantine.operator.OperatorLabels;
 import org.ingestquarantine.operator.OperatorRegisters;
 import org.ingestquarantine.operator.OperatorService;
 import org.ingestquarantine.operator.SourceCounts;
+import org.ingestquarantine.operator.Storms;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -61,6 +62,11 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code POST /api/sources/<source>/total} with {@code {"documents": N, "stated_by"?}}: records a stated total
  *       ({@code stated}, by {@value #STATED_BY} or {@code api:<stated_by>}); answers as {@code sources set-total
  *       --json}</li>
+ *   <li>{@code GET /api/storms[?limit=N]}: the sources the failure-storm breaker paused, then the latest resumed
+ *       pauses, as {@code storm list --json}</li>
+ *   <li>{@code POST /api/sources/<source>/resume} with an optional {@code {"resumed_by"}}: resumes a paused source
+ *       (by {@value #STATED_BY} or {@code api:<resumed_by>}); answers as {@code storm resume --json}, 400 when the
+ *       source is not paused</li>
  * </ul>
  * Durations are ISO-8601 strings in whole seconds with an integer {@code <name>_seconds} beside each, the
  * fraction dropped ({@link OperatorJson}).
@@ -89,6 +95,7 @@ public final class OperatorApi implements AutoCloseable {
     private final OperatorActions actions;
     private final OperatorRegisters registers;
     private final SourceCounts totals;
+    private final Storms storms;
     private final byte[] token;
     private final Duration defaultOverdueAge;
 
@@ -99,15 +106,23 @@ public final class OperatorApi implements AutoCloseable {
      * @param actions the bulk actions (dispose, canary drain) and their trail
      * @param registers the lists the page shows (a cohort's records, unindexable register, drain runs)
      * @param totals the sources' totals: listed now or stated
+     * @param storms the sources the failure-storm breaker paused; null: {@code /api/storms} and {@code resume} answer
+     *     404
      */
     public record Backend(OperatorService service, OperatorActions actions, OperatorRegisters registers,
-                          SourceCounts totals) {
-        /** @throws NullPointerException if any part is missing */
+                          SourceCounts totals, Storms storms) {
+        /** @throws NullPointerException if any part but the storms is missing */
         public Backend {
             Objects.requireNonNull(service, "service");
             Objects.requireNonNull(actions, "actions");
             Objects.requireNonNull(registers, "registers");
             Objects.requireNonNull(totals, "totals");
+        }
+
+        /** A backend without the storms' routes. */
+        public Backend(OperatorService service, OperatorActions actions, OperatorRegisters registers,
+                       SourceCounts totals) {
+            this(service, actions, registers, totals, null);
         }
     }
 
@@ -117,6 +132,7 @@ public final class OperatorApi implements AutoCloseable {
         this.actions = backend.actions();
         this.registers = backend.registers();
         this.totals = backend.totals();
+        this.storms = backend.storms();
         this.token = token.getBytes(StandardCharsets.UTF_8);
         this.defaultOverdueAge = defaultOverdueAge;
         this.server = OperatorHttpServer.start(address, limits,
@@ -171,9 +187,9 @@ public final class OperatorApi implements AutoCloseable {
                 if (body == null) {
                     body = Map.of("error", "no such route; see GET /api/stats, /api/cohorts, /api/coverage,"
                             + " /api/records/<ref>, /api/records/<ref>/stack-trace, /api/records?fingerprint=F, /api/unindexable, /api/drains,"
-                            + " /api/overdue, /api/actions, POST /api/dispose/preview, /api/dispose,"
+                            + " /api/overdue, /api/actions, /api/storms, POST /api/dispose/preview, /api/dispose,"
                             + " /api/drain/preview, /api/drain, /api/sources/<source>/count,"
-                            + " /api/sources/<source>/total");
+                            + " /api/sources/<source>/total, /api/sources/<source>/resume");
                 }
             }
         } catch (MethodNotAllowed e) {
@@ -243,6 +259,8 @@ public final class OperatorApi implements AutoCloseable {
                     : null;
             case "actions" -> path.equals("actions") ? Map.of("actions", actions.latest(integer(q.get("limit"), "limit")))
                     : null;
+            case "storms" -> path.equals("storms") && storms != null ? storms.list(integer(q.get("limit"), "limit"))
+                    : null;
             default -> null;
         };
     }
@@ -311,17 +329,22 @@ public final class OperatorApi implements AutoCloseable {
         return v.intValue();
     }
 
-    /** {@code POST /api/sources/<source>/count} and {@code .../total}; null (404) for any other path. */
+    /** {@code POST /api/sources/<source>/count}, {@code .../total} and {@code .../resume}; null (404) for any other path. */
     private Object sources(HttpAsk x, String rest) {
         int slash = rest.lastIndexOf('/');
         String action = slash < 0 ? "" : rest.substring(slash + 1);
-        if (slash <= 0 || !action.equals("count") && !action.equals("total")) {
+        if (slash <= 0 || !action.equals("count") && !action.equals("total")
+                && !(action.equals("resume") && storms != null)) {
             return null;
         }
         requireMethod(x, "POST");
         String source = name(rest.substring(0, slash), "the source name");
         if (action.equals("count")) {
             return totals.count(source);
+        }
+        if (action.equals("resume")) {
+            String by = x.body().length == 0 ? null : text(body(x), "resumed_by");
+            return Map.of("resumed", storms.resume(source, by == null ? STATED_BY : STATED_BY + ":" + by));
         }
         JsonNode body = body(x);
         JsonNode documents = body == null ? null : body.get("documents");

@@ -84,6 +84,28 @@ class OperatorCommandsTest extends PostgresTestBase {
     }
 
     @Test
+    void shouldListAPausedSourceAndResumeItOnce() throws Exception {
+        new org.ingestquarantine.db.Jdbc(dataSource()).update("TRUNCATE storm_pause");
+        new org.ingestquarantine.delivery.SourcePauses(dataSource(), Clock.systemUTC()).trip(
+                new org.ingestquarantine.delivery.Storm("invoices", "fp-new", ErrorClass.PERMANENT_INPUT, "not_pdf", 18,
+                        20, java.time.Instant.now()), "host/7", Duration.ofDays(30));
+
+        Result list = run("storm", "list", "--data-dir", data.toString());
+        assertThat(list.code).as(list.err).isZero();
+        assertThat(list.out).containsPattern("invoices\\s+fp-new\\s+permanent_input/not_pdf\\s+18/20 90%")
+                .contains("host/7", "1 sources paused", "storm resume --source S");
+        Result resumed = run("storm", "resume", "--source", "invoices", "--data-dir", data.toString());
+        assertThat(resumed.code).as(resumed.err).isZero();
+        assertThat(resumed.out).contains("source 'invoices' resumed", "records --fingerprint fp-new --source invoices");
+        Result again = run("storm", "resume", "--source", "invoices", "--data-dir", data.toString());
+        assertThat(again.code).isEqualTo(2);
+        assertThat(again.err).contains("'invoices' is not paused");
+        JsonNode json = JSON.readTree(run("storm", "list", "--json", "--data-dir", data.toString()).out);
+        assertThat(json.get("paused")).isEmpty();
+        assertThat(json.at("/resumed/0/source").asText()).isEqualTo("invoices");
+    }
+
+    @Test
     void shouldCountRecordsAndDocumentsAsTableAndJson() throws Exception {
         Result table = run("stats", "--data-dir", data.toString());
         assertThat(table.code).isZero();

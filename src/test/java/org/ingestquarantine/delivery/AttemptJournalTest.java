@@ -44,6 +44,20 @@ class AttemptJournalTest extends PostgresTestBase {
     }
 
     @Test
+    void shouldTellTheNextAdmissionHowManyDeliveriesWereHandedBackWhileTheSourceWasPaused() {
+        for (int delivery = 1; delivery <= 2; delivery++) {
+            journal.close(journal.admit("kp", "folder", "a.pdf", delivery, 2).attemptId(), AttemptOutcome.STORM_PAUSED);
+        }
+        journal.close(journal.admit("kp", "folder", "a.pdf", 3, 2).attemptId(), AttemptOutcome.RELEASED);
+
+        AttemptJournal.Admission fourth = journal.admit("kp", "folder", "a.pdf", 4, 2);
+
+        assertThat(fourth.stormPauses()).as("the pause's hand-backs, not the document's own release").isEqualTo(2);
+        assertThat(fourth.pipelineFaults()).isZero();
+        assertThat(fourth.open().deaths()).as("closed: no death").isEqualTo(Deaths.NONE);
+    }
+
+    @Test
     void shouldTellTheNextAdmissionHowManyDeliveriesARouteFaultReleased() {
         long first = journal.admit("kf", "folder", "a.pdf", 1, 2).attemptId();
         journal.close(first, AttemptOutcome.PIPELINE_FAULT);

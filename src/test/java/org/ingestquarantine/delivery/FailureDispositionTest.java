@@ -35,6 +35,29 @@ class FailureDispositionTest {
                 .isEqualTo("delivery count unknown, ambiguous_parse allows 2");
     }
 
+    /** An ambiguous_parse failure (1 retry) on delivery 4 after 2 hand-backs of a paused source is its second. */
+    @Test
+    void shouldLeaveTheHandBacksOfAPausedSourceOutOfTheBudget() {
+        Exchange exchange = failedWith(new RuntimeException("wrapped", pdfSyntax()));
+        exchange.setProperty(PipelineKeys.DELIVERY_COUNT, 3);
+        exchange.setProperty(PipelineKeys.STORM_PAUSES, 2);
+        assertThat(disposition.budgetSpent(exchange)).as("delivery 3 less 2 hand-backs: the first charged").isFalse();
+
+        exchange.setProperty(PipelineKeys.DELIVERY_COUNT, 4);
+        assertThat(disposition.budgetSpent(exchange)).as("the second charged delivery spends the budget").isTrue();
+    }
+
+    private static Exception pdfSyntax() {
+        try {
+            var ctor = org.ingestquarantine.parse.PdfSyntaxException.class.getDeclaredConstructor(String.class,
+                    Throwable.class);
+            ctor.setAccessible(true);
+            return ctor.newInstance("missing /Root", null);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     @Test
     void shouldReleaseATransientFailureWhoseDeliveryCountIsUnknown() {
         Exchange exchange = failedWith(new TransientException("db_unavailable", "the database is down", null));

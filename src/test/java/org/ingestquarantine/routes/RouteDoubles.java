@@ -62,6 +62,10 @@ public final class RouteDoubles implements CamelConfiguration {
     public static final Duration ROUTE_FAULT_HOLD = Duration.ofMillis(400);
     /** Header telling the guard double that the live attempt it waited for settled the message. */
     public static final String SETTLED_ELSEWHERE = "settledElsewhere";
+    /** Header telling the storm double that the delivery's source is paused: it hands the delivery back. */
+    public static final String PAUSED = "paused";
+    /** The hand-back of a paused source's delivery here (storm.hand-back-ms). */
+    public static final Duration HAND_BACK = Duration.ofSeconds(60);
 
     static final RedeliveryPolicies POLICIES = ShippedProperties.policies();
 
@@ -95,6 +99,7 @@ public final class RouteDoubles implements CamelConfiguration {
             r.bind(name, stages);
         }
         r.bind("outcomes", outcomes);
+        r.bind("failureStorm", new Storm());
         r.bind("quarantineRecorder", new Recorder());
         r.bind("dlqSweeper", new Sweeper());
         // named by the record statement's sql: endpoint, which the route tests mock and skip: never connected
@@ -300,8 +305,16 @@ public final class RouteDoubles implements CamelConfiguration {
             exchange.setProperty(PipelineKeys.OUTCOME, outcome);
         }
 
-        /** As the real one: a route fault's attempt is closed as pipeline_fault, no budget counts it. */
+        /**
+         * As the real one: a route fault's attempt is closed as pipeline_fault, a paused source's as storm_paused; no
+         * budget counts either.
+         */
         public void released(Exchange exchange) {
+            if (exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class)
+                    instanceof org.ingestquarantine.delivery.SourcePausedException) {
+                closed.add(key(exchange) + "=storm_paused");
+                return;
+            }
             Classification c = exchange.getProperty(PipelineKeys.FAILURE, Classification.class);
             closed.add(key(exchange) + (c != null && !c.errorClass().chargedToDocument() ? "=pipeline_fault" : "=released"));
         }
@@ -332,6 +345,25 @@ public final class RouteDoubles implements CamelConfiguration {
         public void committed(Exchange exchange) {
             recorded.add(exchange.getProperty(PipelineKeys.FAILURE, Classification.class));
             stages.add(exchange.getProperty(PipelineKeys.STAGE, String.class));
+        }
+    }
+
+    /**
+     * Failure-storm breaker double: hands back a delivery whose header says its source is paused, as the real one
+     * does ({@link #HAND_BACK}); records the classification of every failure the failure route counts.
+     */
+    public static final class Storm {
+        public final List<Classification> failures = new CopyOnWriteArrayList<>();
+
+        public void admit(Exchange exchange) {
+            if (exchange.getIn().getHeader(PAUSED, false, Boolean.class)) {
+                exchange.setProperty(PipelineKeys.BACKOFF, HAND_BACK);
+                throw new org.ingestquarantine.delivery.SourcePausedException("docs", "0123456789abcdef");
+            }
+        }
+
+        public void failed(Exchange exchange) {
+            failures.add(exchange.getProperty(PipelineKeys.FAILURE, Classification.class));
         }
     }
 

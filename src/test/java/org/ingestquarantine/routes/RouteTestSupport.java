@@ -56,10 +56,24 @@ final class RouteTestSupport {
      * @return the completed exchange: not failed = the consumer acknowledges it
      */
     static Exchange deliver(CamelContext context, String body, String key, int count) {
+        return deliver(context, body, key, count, java.util.Map.of());
+    }
+
+    /**
+     * @param context the test's context
+     * @param body the message body
+     * @param key the delivery key
+     * @param count the delivery count the broker reports
+     * @param headers more headers the doubles read ({@link RouteDoubles#PAUSED}, ...)
+     * @return the completed exchange: not failed = the consumer acknowledges it
+     */
+    static Exchange deliver(CamelContext context, String body, String key, int count,
+                            java.util.Map<String, Object> headers) {
         Exchange exchange = new DefaultExchange(context);
         exchange.getIn().setBody(body);
         exchange.getIn().setHeader(RouteDoubles.KEY, key);
         exchange.getIn().setHeader(RouteDoubles.COUNT, count);
+        headers.forEach(exchange.getIn()::setHeader);
         try (ProducerTemplate template = context.createProducerTemplate()) {
             return template.send("direct:ingest", exchange);
         } catch (java.io.IOException e) {

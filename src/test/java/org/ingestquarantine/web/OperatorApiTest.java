@@ -99,7 +99,8 @@ class OperatorApiTest extends PostgresTestBase {
                 java.util.Map.of("contracts", temp.resolve("contracts")), temp.resolve("work"));
         actions = new OperatorActions(dataSource(), dispositions, Clock.systemUTC(), 25).withCanaries(() -> drain, CANARY);
         api = OperatorApi.start(new InetSocketAddress("127.0.0.1", 0), new OperatorApi.Backend(service, actions,
-                registers, counts), TOKEN, Duration.ofDays(90), LIMITS);
+                registers, counts, new org.ingestquarantine.operator.Storms(new org.ingestquarantine.delivery.SourcePauses(
+                        dataSource(), Clock.systemUTC()))), TOKEN, Duration.ofDays(90), LIMITS);
         for (int i = 0; i < 3; i++) {
             store.record(FailureEvidence.builder("contracts", "2026/lease-" + i + ".pdf").errorClass(ErrorClass.AMBIGUOUS_PARSE)
                     .errorFingerprint("fp-1").parserVersion("p-old").build());
@@ -109,6 +110,27 @@ class OperatorApiTest extends PostgresTestBase {
     @AfterEach
     void stop() {
         api.close();
+    }
+
+    @Test
+    void shouldListThePausedSourcesAndResumeOneAsTheStormCommandsDo() throws Exception {
+        new org.ingestquarantine.db.Jdbc(dataSource()).update("TRUNCATE storm_pause");
+        assertThat(post("/api/sources/folder/resume", "", TOKEN).statusCode()).as("not paused").isEqualTo(400);
+        new org.ingestquarantine.delivery.SourcePauses(dataSource(), Clock.systemUTC()).trip(
+                new org.ingestquarantine.delivery.Storm("folder", "fp-new", ErrorClass.PERMANENT_INPUT, "not_pdf", 18,
+                        20, java.time.Instant.now()), "host/1", Duration.ofDays(30));
+
+        JsonNode listed = JSON.readTree(get("/api/storms", TOKEN).body());
+        assertThat(listed.at("/paused/0/source").asText()).isEqualTo("folder");
+        assertThat(listed.at("/paused/0/fingerprint").asText()).isEqualTo("fp-new");
+        assertThat(listed.at("/paused/0/failed").asInt()).isEqualTo(18);
+        HttpResponse<String> resumed = post("/api/sources/folder/resume", "{\"resumed_by\": \"ana\"}", TOKEN);
+        assertThat(resumed.statusCode()).as(resumed.body()).isEqualTo(200);
+        assertThat(JSON.readTree(resumed.body()).at("/resumed/resumed_by").asText()).isEqualTo("api:ana");
+        JsonNode after = JSON.readTree(get("/api/storms", TOKEN).body());
+        assertThat(after.get("paused")).isEmpty();
+        assertThat(after.at("/resumed/0/resumed_by").asText()).isEqualTo("api:ana");
+        assertThat(post("/api/sources/folder/resume", "", null).statusCode()).isEqualTo(401);
     }
 
     @Test

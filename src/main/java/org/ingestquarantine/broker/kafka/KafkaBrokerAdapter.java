@@ -143,6 +143,12 @@ public final class KafkaBrokerAdapter implements BrokerAdapter {
         ReleaseWait.sleep(delay, maxReleaseWait, inFlight);
     }
 
+    /** @return true: the consumer seeks a released record's partition back to it, so it comes back first */
+    @Override
+    public boolean releaseComesBackFirst() {
+        return true;
+    }
+
     private String keyOf(Exchange exchange) {
         var in = exchange.getIn();
         String topic = in.getHeader(KafkaConstants.TOPIC, String.class);
