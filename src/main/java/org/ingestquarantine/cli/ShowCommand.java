@@ -29,7 +29,8 @@ final class ShowCommand extends RecordCommand {
         }
         field(b, "error", r.errorClass() + (r.errorType() == null ? "" : " " + r.errorType()));
         field(b, "error_message", r.errorMessage());
-        field(b, "fingerprint", r.errorFingerprint());
+        field(b, "fingerprint", r.errorFingerprint() == null ? null : r.errorFingerprint()
+                + (r.fingerprintVersion() == null ? " (before fingerprint versioning)" : " (algorithm " + r.fingerprintVersion() + ")"));
         field(b, "stage", r.stage());
         field(b, "attempts", r.attempts() + " deliveries, " + r.quarantineWrites() + " recorded, first seen " + time(r.firstSeenAt()) + ", last seen " + time(r.lastSeenAt()));
         field(b, "source_version", java.util.Objects.toString(r.sourceVersion(), "erased".equals(r.disposition()) ? "- (erased)" : "- (the source gave none)") + (r.sourceUpdatedAt() == null ? "" : " (updated " + time(r.sourceUpdatedAt()) + ")"));

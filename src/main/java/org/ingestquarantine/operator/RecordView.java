@@ -9,7 +9,8 @@ import org.ingestquarantine.quarantine.QuarantineRecord;
  * {@code sourceUri} is the URI the document was fetched from, admitted by its source's trust check when it was
  * recorded (null: refused, none known, or erased). {@code attempts} counts deliveries, {@code quarantineWrites} the
  * attempt history's rows; {@code verdictBy} is the evidence that decided a repaired record's verdict
- * ({@code sha256}, {@code version} or {@code none}), null otherwise.
+ * ({@code sha256}, {@code version} or {@code none}), null otherwise; {@code fingerprintVersion} the version of the
+ * fingerprint's algorithm ({@link org.ingestquarantine.failure.ErrorFingerprint#VERSION}), null before versioning.
  */
 public record RecordView(String dlqId, String source, String docId, String sourceUri, String sourceVersion, Instant sourceUpdatedAt,
                          String cursorAtArrival, Long ingestSeq, String connectorVersion, String parserVersion,
@@ -18,7 +19,7 @@ public record RecordView(String dlqId, String source, String docId, String sourc
                          String errorType, String errorMessage, String errorFingerprint, String stackTraceUri,
                          int attempts, Instant firstSeenAt, Instant lastSeenAt, String disposition,
                          String reasonCode, String owner, Instant closedAt, int quarantineWrites,
-                         String verdictBy) {
+                         String verdictBy, Integer fingerprintVersion) {
 
     /**
      * @param r a stored record
@@ -30,6 +31,6 @@ public record RecordView(String dlqId, String source, String docId, String sourc
                 r.embedderVersion(), r.contentType(), r.stage(), r.payloadUri(), r.payloadSha256(), r.payloadBytes(),
                 r.errorClass().code(), r.errorType(), r.errorMessage(), r.errorFingerprint(), r.stackTraceUri(),
                 r.attempts(), r.firstSeenAt(), r.lastSeenAt(), r.disposition().code(), r.reasonCode(), r.owner(),
-                r.closedAt(), r.quarantineWrites(), r.verdictBy());
+                r.closedAt(), r.quarantineWrites(), r.verdictBy(), r.fingerprintVersion());
     }
 }
