@@ -17,8 +17,15 @@ import java.time.Instant;
  * @param exampleErrorType that record's error type
  * @param exampleMessage that record's error message, first line, at most {@value OperatorQueries#EXAMPLE_MESSAGE_CHARS}
  *     characters; may quote document text, so it is shown to the operator and never logged
+ * @param fingerprintVersion the oldest fingerprint algorithm version among the cohort's open records
+ *     ({@link org.ingestquarantine.failure.ErrorFingerprint#VERSION} when all are of the running one), null when some
+ *     were written before versioning (schema V28)
+ * @param olderFingerprint whether some of them are fingerprinted by an older algorithm or before versioning
+ * @param olderFingerprintDocuments open records of the cohort whose fingerprint is of an older algorithm or of none
+ *     known: {@code fingerprints remap} recomputes them
  */
 public record CohortRow(String parserVersion, boolean staleParser, String errorClass, String errorFingerprint,
                         long documents, long attempts, Instant since, Instant lastSeen, String exampleDlqId,
-                        String exampleErrorType, String exampleMessage) {
+                        String exampleErrorType, String exampleMessage, Integer fingerprintVersion,
+                        boolean olderFingerprint, long olderFingerprintDocuments) {
 }
