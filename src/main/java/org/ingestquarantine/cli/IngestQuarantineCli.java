@@ -11,7 +11,8 @@ import picocli.CommandLine.UnmatchedArgumentException;
                 CoverageCommand.class, ShowCommand.class, OverdueCommand.class, ReproduceCommand.class,
                 DrainCommand.class, DisposeCommand.class, ExpirePayloadsCommand.class, EraseCommand.class,
                 PruneJournalCommand.class, RecordsCommand.class, AttemptsCommand.class, ServeCommand.class,
-                ServeEmbeddingsCommand.class, SeedDemoCommand.class, SourcesCommand.class, CheckRoutesCommand.class})
+                ServeEmbeddingsCommand.class, SeedDemoCommand.class, SourcesCommand.class, FingerprintsCommand.class,
+                CheckRoutesCommand.class})
 public final class IngestQuarantineCli {
 
     /**
