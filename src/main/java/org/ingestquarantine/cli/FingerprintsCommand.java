@@ -18,15 +18,13 @@ import picocli.CommandLine.Option;
 final class FingerprintsCommand {
 
     /** {@code fingerprints remap [--dry-run]}. */
-    @Command(name = "remap", mixinStandardHelpOptions = true,
-            description = {"Recomputes, by the running fingerprint algorithm, the fingerprint of every OPEN record of an"
-                    + " older one (or written before versioning) from what the record keeps: its stored stack trace"
-                    + " (root cause type and frames) and reason code, and moves it to that cohort; prints old -> new"
-                    + " with the records moved. A record whose fingerprint the running algorithm gives already gets"
-                    + " only its version written.",
-                    "A record whose evidence cannot be recomputed (no stack trace, its object missing, a trace that"
-                            + " does not give the stored fingerprint, ...) is left as it is and counted by why. Closed"
-                            + " records and the attempt history keep their fingerprints."})
+    @Command(name = "remap", mixinStandardHelpOptions = true, description = {
+            "Moves every OPEN record of an older fingerprint algorithm (or written before versioning) to the running",
+            "algorithm's cohort: its fingerprint recomputed from its stored stack trace (root cause type and frames)",
+            "and reason code; prints old -> new with the records moved. A record whose fingerprint the running",
+            "algorithm gives already gets only its version written. A record whose evidence cannot be recomputed",
+            "(no stack trace, its object missing, a trace that does not give the stored fingerprint, ...) is left as",
+            "it is, counted by why. Closed records and the attempt history keep their fingerprints."})
     static final class Remap extends OperatorCommand {
 
         @Option(names = "--dry-run", description = "Print what a remap would move now; write nothing.")

@@ -3,7 +3,6 @@ package org.ingestquarantine.operator;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.NoSuchFileException;
-import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -17,8 +16,9 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 import javax.sql.DataSource;
 import org.ingestquarantine.db.DatabaseAccessException;
+import org.ingestquarantine.db.Jdbc;
 import org.ingestquarantine.db.SqlFailure;
-import org.ingestquarantine.failure.ErrorClassifier;
+import org.ingestquarantine.delivery.ErrorTaxonomy;
 import org.ingestquarantine.failure.ErrorFingerprint;
 import org.ingestquarantine.quarantine.PayloadNotHereException;
 import org.ingestquarantine.quarantine.PayloadStore;
@@ -53,19 +53,18 @@ public final class FingerprintRemap {
     /** Why not: the stack trace is in a payload store this process is not configured for. */
     static final String STACK_TRACE_NOT_HERE = "stack_trace_not_here";
 
-    private final DataSource dataSource;
+    private final Jdbc jdbc;
     private final PayloadStore payloads;
-    private final FingerprintRecompute recompute;
+    /** With the pipeline's classifier, which tells whose reason a record keeps. */
+    private final FingerprintRecompute recompute = new FingerprintRecompute(ErrorTaxonomy.standard());
 
     /**
      * @param dataSource a pool on the migrated schema
      * @param payloads where the records' stack traces are
-     * @param classifier the pipeline's classifier ({@code delivery.ErrorTaxonomy.standard()})
      */
-    public FingerprintRemap(DataSource dataSource, PayloadStore payloads, ErrorClassifier classifier) {
-        this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+    public FingerprintRemap(DataSource dataSource, PayloadStore payloads) {
+        this.jdbc = new Jdbc(dataSource);
         this.payloads = Objects.requireNonNull(payloads, "payloads");
-        this.recompute = new FingerprintRecompute(classifier);
     }
 
     /** One open record of an older version, as read, and what its evidence gave. */
@@ -133,21 +132,14 @@ public final class FingerprintRemap {
 
     /** @return the next open records of an older version after {@code after} by dlq_id, with their recomputation */
     private List<Candidate> read(String after) {
-        List<String[]> rows = new ArrayList<>();
-        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement("""
-                SELECT dlq_id, error_class, error_fingerprint, reason_code, stack_trace_uri FROM quarantine
-                WHERE disposition = 'open' AND COALESCE(fingerprint_version, 0) < ? AND dlq_id > ?
-                ORDER BY dlq_id LIMIT ?
-                """)) {
-            s.setInt(1, ErrorFingerprint.VERSION);
-            s.setString(2, after);
-            s.setInt(3, RECORDS_PER_TRANSACTION);
-            try (ResultSet rs = s.executeQuery()) {
-                while (rs.next()) {
-                    rows.add(new String[] {rs.getString(1).trim(), rs.getString(2), rs.getString(3), rs.getString(4),
-                            rs.getString(5)});
-                }
-            }
+        List<String[]> rows;
+        try {
+            rows = jdbc.query("""
+                    SELECT dlq_id, error_class, error_fingerprint, reason_code, stack_trace_uri FROM quarantine
+                    WHERE disposition = 'open' AND COALESCE(fingerprint_version, 0) < ? AND dlq_id > ?
+                    ORDER BY dlq_id LIMIT ?
+                    """, rs -> new String[] {rs.getString(1).trim(), rs.getString(2), rs.getString(3), rs.getString(4),
+                    rs.getString(5)}, ErrorFingerprint.VERSION, after, RECORDS_PER_TRANSACTION);
         } catch (SQLException e) {
             throw new DatabaseAccessException("the records to remap were not read (" + SqlFailure.describe(e)
                     + "); run it again when PostgreSQL answers", e);
@@ -188,38 +180,35 @@ public final class FingerprintRemap {
      * @return the dlq_ids written
      */
     private Set<String> write(List<Candidate> recomputed) {
-        Set<String> written = new HashSet<>();
         if (recomputed.isEmpty()) {
-            return written;
+            return Set.of();
         }
-        try (Connection c = dataSource.getConnection()) {
-            c.setAutoCommit(false);
-            try (PreparedStatement s = c.prepareStatement("""
-                    UPDATE quarantine q SET error_fingerprint = m.fingerprint, fingerprint_version = ?
-                    FROM unnest(?::text[], ?::text[], ?::text[]) AS m(dlq_id, was, fingerprint)
-                    WHERE q.dlq_id = CAST(m.dlq_id AS char(26)) AND q.disposition = 'open'
-                      AND q.error_fingerprint = m.was AND COALESCE(q.fingerprint_version, 0) < ?
-                    RETURNING q.dlq_id
-                    """)) {
-                s.setInt(1, ErrorFingerprint.VERSION);
-                s.setArray(2, c.createArrayOf("text", recomputed.stream().map(Candidate::dlqId).toArray()));
-                s.setArray(3, c.createArrayOf("text", recomputed.stream().map(Candidate::fingerprint).toArray()));
-                s.setArray(4, c.createArrayOf("text", recomputed.stream().map(Candidate::newFingerprint).toArray()));
-                s.setInt(5, ErrorFingerprint.VERSION);
-                try (ResultSet rs = s.executeQuery()) {
-                    while (rs.next()) {
-                        written.add(rs.getString(1).trim());
+        try {
+            return jdbc.inTransaction(c -> {
+                Set<String> written = new HashSet<>();
+                try (PreparedStatement s = c.prepareStatement("""
+                        UPDATE quarantine q SET error_fingerprint = m.fingerprint, fingerprint_version = ?
+                        FROM unnest(?::text[], ?::text[], ?::text[]) AS m(dlq_id, was, fingerprint)
+                        WHERE q.dlq_id = CAST(m.dlq_id AS char(26)) AND q.disposition = 'open'
+                          AND q.error_fingerprint = m.was AND COALESCE(q.fingerprint_version, 0) < ?
+                        RETURNING q.dlq_id
+                        """)) {
+                    s.setInt(1, ErrorFingerprint.VERSION);
+                    s.setArray(2, c.createArrayOf("text", recomputed.stream().map(Candidate::dlqId).toArray()));
+                    s.setArray(3, c.createArrayOf("text", recomputed.stream().map(Candidate::fingerprint).toArray()));
+                    s.setArray(4, c.createArrayOf("text", recomputed.stream().map(Candidate::newFingerprint).toArray()));
+                    s.setInt(5, ErrorFingerprint.VERSION);
+                    try (ResultSet rs = s.executeQuery()) {
+                        while (rs.next()) {
+                            written.add(rs.getString(1).trim());
+                        }
                     }
                 }
-                c.commit();
-            } catch (SQLException | RuntimeException e) {
-                c.rollback();
-                throw e;
-            }
+                return written;
+            });
         } catch (SQLException e) {
             throw new DatabaseAccessException("fingerprints were not remapped (" + SqlFailure.describe(e)
                     + "); the batches before stay remapped, run it again when PostgreSQL answers", e);
         }
-        return written;
     }
 }

@@ -16,7 +16,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import org.ingestquarantine.db.Jdbc;
-import org.ingestquarantine.delivery.ErrorTaxonomy;
 import org.ingestquarantine.failure.ErrorClass;
 import org.ingestquarantine.failure.ErrorFingerprint;
 import org.ingestquarantine.failure.PermanentInputException;
@@ -64,7 +63,7 @@ class FingerprintRemapTest extends PostgresTestBase {
         LocalPayloadStore payloads = new LocalPayloadStore(temp.resolve("objects"));
         store = new QuarantineStore(dataSource(), payloads, source -> Optional.of("docs-team"), clock);
         service = new OperatorService(dataSource(), store, payloads, clock);
-        remap = new FingerprintRemap(dataSource(), payloads, ErrorTaxonomy.standard());
+        remap = new FingerprintRemap(dataSource(), payloads);
         folder = Files.createDirectories(temp.resolve("docs"));
         Properties p = new Properties();
         p.setProperty("sources.docs.file-roots", folder.toString());

@@ -1,6 +1,7 @@
 package org.ingestquarantine.quarantine;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -16,9 +17,9 @@ class StoredTraceTest {
 
     @Test
     void shouldReadTheChainOutermostFirstWithTheRootsWholeStack() {
-        IOException root = thrownIn(() -> {
+        IOException root = catchThrowableOfType(() -> {
             throw new IOException("bad xref\nat offset 12");
-        });
+        }, IOException.class);
         RuntimeException failure = new IllegalStateException("parse failed", new UncheckedIOException("io", root));
 
         StoredTrace trace = StoredTrace.parse(printed(failure)).orElseThrow();
@@ -92,18 +93,5 @@ class StoredTraceTest {
 
     private static List<String> frames(List<StackTraceElement> frames) {
         return frames.stream().map(f -> f.getClassName() + "." + f.getMethodName() + ":" + f.getLineNumber()).toList();
-    }
-
-    private interface Thrower {
-        void run() throws IOException;
-    }
-
-    private static IOException thrownIn(Thrower thrower) {
-        try {
-            thrower.run();
-        } catch (IOException e) {
-            return e;
-        }
-        throw new AssertionError("nothing thrown");
     }
 }
