@@ -21,6 +21,8 @@
 --    names none when it fails again; an owner once written is kept;
 --  * the attempt is appended to the history in the same statement, so row and history never disagree; the
 --    summaries the operator reads (quarantine_summary, source_summary) follow by trigger in the same transaction;
+--  * the fingerprint's algorithm version (failure.ErrorFingerprint.VERSION, null for a fingerprint not computed by
+--    it) is written with every fingerprint, so a record re-fingerprinted by a failure carries the version it has now;
 --  * the delivery's attempt in the journal (:#attempt_id, null when there is none, e.g. the DLQ sweeper) is
 --    closed as quarantined in the same statement, so the record and the attempt's close commit together (one
 --    round trip, one commit); a repeat of an already recorded delivery closes it too (its outcome is recorded);
@@ -36,8 +38,8 @@ WITH seen AS (
     INSERT INTO quarantine (dlq_id, source, doc_id, source_uri, source_version, source_updated_at,
         cursor_at_arrival, ingest_seq, connector_version, parser_version, chunker_version, embedder_version,
         content_type, stage, payload_uri, payload_sha256, payload_bytes, error_class, error_type, error_message,
-        error_fingerprint, stack_trace_uri, attempts, quarantine_writes, first_seen_at, last_seen_at, disposition,
-        reason_code, owner)
+        error_fingerprint, fingerprint_version, stack_trace_uri, attempts, quarantine_writes, first_seen_at,
+        last_seen_at, disposition, reason_code, owner)
     SELECT CAST(:#dlq_id AS char(26)), CAST(:#source AS text), CAST(:#doc_id AS text),
         CAST(:#source_uri AS text), CAST(:#source_version AS text), CAST(:#source_updated_at AS timestamptz),
         CAST(:#cursor_at_arrival AS text), CAST(:#ingest_seq AS bigint), CAST(:#connector_version AS text),
@@ -45,7 +47,8 @@ WITH seen AS (
         CAST(:#chunker_version AS text), CAST(:#embedder_version AS text), CAST(:#content_type AS text),
         CAST(:#stage AS text), CAST(:#payload_uri AS text), CAST(:#payload_sha256 AS char(64)),
         CAST(:#payload_bytes AS bigint), CAST(:#error_class AS text), CAST(:#error_type AS text),
-        CAST(:#error_message AS text), CAST(:#error_fingerprint AS text), CAST(:#stack_trace_uri AS text),
+        CAST(:#error_message AS text), CAST(:#error_fingerprint AS text), CAST(:#fingerprint_version AS integer),
+        CAST(:#stack_trace_uri AS text),
         GREATEST(COALESCE(CAST(:#delivery_count AS integer), 1), 1), 1, CAST(:#seen_at AS timestamptz), CAST(:#seen_at AS timestamptz), 'open', CAST(:#reason_code AS text),
         CAST(:#owner AS text)
     WHERE NOT EXISTS (SELECT 1 FROM seen)
@@ -70,6 +73,7 @@ WITH seen AS (
         error_type        = EXCLUDED.error_type,
         error_message     = EXCLUDED.error_message,
         error_fingerprint = EXCLUDED.error_fingerprint,
+        fingerprint_version = EXCLUDED.fingerprint_version,
         stack_trace_uri   = EXCLUDED.stack_trace_uri,
         attempts          = quarantine.attempts + GREATEST(1, COALESCE(CAST(:#delivery_count AS integer), 1)
                                 - COALESCE((SELECT max(a.delivery_count) FROM quarantine_attempt a

@@ -140,7 +140,8 @@ function coverageSection(sources, formula, owners) {
 
 function cohortsSection(report, source) {
   const rows = report.cohorts.map(c => el('tr', { dataset: { fingerprint: c.error_fingerprint || '', parserVersion: c.parser_version || '' } },
-    el('td', { class: 'fingerprint' }, el('a', { href: cohortHref(c, source), class: 'mono' }, c.error_fingerprint || '(none)')),
+    el('td', { class: 'fingerprint' }, el('a', { href: cohortHref(c, source), class: 'mono' }, c.error_fingerprint || '(none)'),
+      c.older_fingerprint ? el('span', { class: 'stale', title: num(c.older_fingerprint_documents) + ' of its records fingerprinted by an older algorithm than ' + report.running_fingerprint_version + ': bin/ingest-quarantine fingerprints remap recomputes them' }, 'older fingerprint') : null),
     el('td', { class: 'class' }, el('span', { class: 'tag ' + c.error_class }, c.error_class)),
     el('td', { class: 'n documents' }, num(c.documents)),
     el('td', { class: 'n attempts' }, num(c.attempts)),

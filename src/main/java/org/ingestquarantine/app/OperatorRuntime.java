@@ -284,6 +284,14 @@ public final class OperatorRuntime implements AutoCloseable {
         return service.sourceOwners();
     }
 
+    /**
+     * @return {@code fingerprints remap}: open records of an older fingerprint algorithm recomputed from their
+     *     stored stack traces, read from this process's payload stores
+     */
+    public org.ingestquarantine.operator.FingerprintRemap fingerprintRemap() {
+        return new org.ingestquarantine.operator.FingerprintRemap(database.dataSource(), payloads);
+    }
+
     /** @return the page's lists: a cohort's records, the unindexable register, the drain runs */
     public OperatorRegisters registers() {
         return new OperatorRegisters(database.dataSource());

@@ -12,7 +12,9 @@ import picocli.CommandLine.Option;
         description = {"Open records grouped by (parser_version, error_class, error_fingerprint), most documents first.",
                 "Every cohort is listed unless --limit is given, and then the output says how many were cut.",
                 "Cohorts marked * were recorded by another parser version than the one running now:"
-                        + " a drain is most likely to repair those."})
+                        + " a drain is most likely to repair those.",
+                "Cohorts marked ~ hold records whose fingerprint an older algorithm computed (fp_version is the oldest;"
+                        + " - = before versioning): 'fingerprints remap' recomputes them."})
 final class CohortsCommand extends OperatorCommand {
 
     @Option(names = "--source", description = "Only this source.")
@@ -34,15 +36,19 @@ final class CohortsCommand extends OperatorCommand {
     @Override
     int execute(OperatorRuntime runtime, PrintWriter out) {
         CohortReport report = runtime.service().cohorts(source, errorClass, limit);
-        Table t = new Table("", "parser_version", "error_class", "fingerprint", "documents", "attempts", "since",
-                "last_seen", "example");
+        Table t = new Table("", "parser_version", "error_class", "fingerprint", "fp_version", "documents", "attempts",
+                "since", "last_seen", "example");
         for (CohortRow c : report.cohorts()) {
-            t.row(c.staleParser() ? "*" : "", c.parserVersion(), c.errorClass(), c.errorFingerprint(), c.documents(),
+            t.row((c.staleParser() ? "*" : "") + (c.olderFingerprint() ? "~" : ""), c.parserVersion(), c.errorClass(),
+                    c.errorFingerprint(), c.fingerprintVersion() == null ? "-" : c.fingerprintVersion(), c.documents(),
                     c.attempts(), time(c.since()), time(c.lastSeen()),
                     c.exampleErrorType() + (c.exampleMessage() == null ? "" : ": " + c.exampleMessage()));
         }
         String text = "running parser " + report.runningParserVersion() + "; * = recorded by another parser version"
-                + System.lineSeparator() + t + System.lineSeparator() + report.totalCohorts() + " cohorts"
+                + System.lineSeparator() + "fingerprint algorithm " + report.runningFingerprintVersion()
+                + "; ~ = holds records fingerprinted by an older one (- = before versioning): 'fingerprints remap'"
+                + " recomputes them" + System.lineSeparator() + t + System.lineSeparator() + report.totalCohorts()
+                + " cohorts"
                 + (report.cut() > 0 ? ", " + report.cut() + " not shown (cut by --limit " + limit + ")" : "");
         print(out, report, text);
         return 0;

@@ -12,7 +12,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
                 DrainCommand.class, DisposeCommand.class, ExpirePayloadsCommand.class, EraseCommand.class,
                 PruneJournalCommand.class, RecordsCommand.class, AttemptsCommand.class, ActionsCommand.class,
                 ServeCommand.class, ServeEmbeddingsCommand.class, SeedDemoCommand.class, SourcesCommand.class,
-                StormCommand.class,
+                StormCommand.class, FingerprintsCommand.class,
                 CheckRoutesCommand.class})
 public final class IngestQuarantineCli {
 

@@ -46,7 +46,8 @@ final class ShowCommand extends RecordCommand {
         }
         field(b, "error", r.errorClass() + (r.errorType() == null ? "" : " " + r.errorType()));
         field(b, "error_message", r.errorMessage());
-        field(b, "fingerprint", r.errorFingerprint());
+        field(b, "fingerprint", r.errorFingerprint() == null ? null : r.errorFingerprint()
+                + (r.fingerprintVersion() == null ? " (before fingerprint versioning)" : " (algorithm " + r.fingerprintVersion() + ")"));
         field(b, "stage", r.stage());
         field(b, "replays", replays(r));
         field(b, "attempts", r.attempts() + " deliveries, " + r.quarantineWrites() + " recorded, first seen " + time(r.firstSeenAt()) + ", last seen " + time(r.lastSeenAt()));

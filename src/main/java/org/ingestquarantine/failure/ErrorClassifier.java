@@ -93,6 +93,22 @@ public final class ErrorClassifier {
         return new Classification(ErrorClass.UNCLASSIFIED, reason, failure);
     }
 
+    /**
+     * Whether an exception of this type is one the type rules decide on (step 2 above): a type rule names it or one of
+     * its superclasses. For reading a failure back from its evidence, where the exceptions are known only by type.
+     *
+     * @param type an exception type
+     * @return true when a type rule (not a SQLSTATE or wrapper rule) matches it
+     */
+    public boolean hasTypeRule(Class<?> type) {
+        for (Class<?> t = type; t != null; t = t.getSuperclass()) {
+            if (byType.containsKey(t)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private static Classification decided(Rule rule, Throwable t) {
         String reason = t instanceof Reasoned r && r.reasonCode() != null ? r.reasonCode() : rule.reason();
         return new Classification(rule.errorClass(), reason, t);

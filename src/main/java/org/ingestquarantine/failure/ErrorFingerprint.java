@@ -6,6 +6,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.IdentityHashMap;
 import java.util.Map;
+import java.util.OptionalInt;
 
 /**
  * A short, stable name for "where and how it failed", shared by every document that fails the same way.
@@ -17,15 +18,25 @@ import java.util.Map;
  * is two cohorts, not one. Line numbers and messages are left out, so the fingerprint survives unrelated edits and
  * never depends on document content (a reason code is a stable code, never text).
  *
- * <p>The reason became part of the key in schema V22's release: a record keeps the fingerprint it was written with,
- * so an open record of such a failure stays in its old cohort until it fails again (then it moves to the new one);
- * failures of a root cause that is not {@link Reasoned} (a worker's {@link RemoteCause}, a library's exception)
- * keep their fingerprints.
- *
  * <p>Frames of the JVM's call plumbing do not count ({@link #isPlumbing(String)}): reflection accessors change
  * name within one JVM ({@code NativeMethodAccessorImpl} becomes {@code GeneratedMethodAccessor8} after the
  * JVM's inflation threshold, 15 calls by default) and lambda and proxy classes are named per run, so counting
  * them split one failure of a bean method into several cohorts.
+ *
+ * <p>The algorithm has a version, {@link #VERSION}, written on every record beside the fingerprint (column
+ * {@code fingerprint_version}, schema V28); a record keeps the fingerprint it was written with until it fails again
+ * or {@code fingerprints remap} recomputes it. Its history:
+ * <ol>
+ *   <li>the root cause's type and top {@value #FRAMES} frames. Until 2026-12-01 the JVM's call plumbing counted
+ *       as frames too (a bean method's failure could then have two fingerprints); that change came without a
+ *       version, so version 1 covers both ways;</li>
+ *   <li>with schema V22's release (2026-12-02): a {@link Reasoned} root cause's reason code is part of the key, so
+ *       version 1's cohort of one check refusing for two reasons became two. A root cause that is not
+ *       {@link Reasoned} (a worker's {@link RemoteCause}, a library's exception) has the same fingerprint in both
+ *       versions.</li>
+ * </ol>
+ * Records written before V28 carry no version (null, "before versioning"): whether version 1 or 2 wrote one cannot
+ * be told from the database (V22 itself changed no fingerprint). {@link #versionOf} tells it from the evidence.
  */
 public final class ErrorFingerprint {
 
@@ -33,31 +44,80 @@ public final class ErrorFingerprint {
     public static final int LENGTH = 16;
     /** Stack frames of the root cause that count. */
     public static final int FRAMES = 3;
+    /** The version of the algorithm {@link #of} computes; its history is in the class comment. */
+    public static final int VERSION = 2;
 
     private ErrorFingerprint() {
     }
 
     /**
      * @param failure any throwable; its cause chain is followed to the root (cycles are cut)
-     * @return {@value #LENGTH} lower-case hex characters
+     * @return {@value #LENGTH} lower-case hex characters, by version {@value #VERSION}
      */
     public static String of(Throwable failure) {
         Throwable root = rootCause(failure);
-        StringBuilder key = new StringBuilder(typeName(root));
+        String reason = root instanceof Reasoned reasoned ? reasoned.reasonCode() : null;
+        return of(typeName(root), root.getStackTrace(), reason);
+    }
+
+    /**
+     * The fingerprint of a failure known from its evidence rather than as an exception (a record's stored stack
+     * trace), by version {@value #VERSION}.
+     *
+     * @param rootType the root cause's type name, as {@link #typeName} gives it
+     * @param frames the root cause's stack frames, innermost first
+     * @param reasonCode the root cause's own reason code when it is {@link Reasoned}, else null
+     * @return {@value #LENGTH} lower-case hex characters; {@link #of(Throwable)} of that failure
+     */
+    public static String of(String rootType, StackTraceElement[] frames, String reasonCode) {
+        return hash(key(rootType, frames, false) + reasonPart(reasonCode));
+    }
+
+    /**
+     * Which version of the algorithm computed a fingerprint, from the failure's evidence.
+     *
+     * @param fingerprint a stored fingerprint
+     * @param rootType as for {@link #of(String, StackTraceElement[], String)}
+     * @param frames as for {@link #of(String, StackTraceElement[], String)}
+     * @param reasonCode as for {@link #of(String, StackTraceElement[], String)}
+     * @return {@value #VERSION} when it is this version's fingerprint of the evidence (also for a root cause that
+     *     is not {@link Reasoned}, whose fingerprint version 2 left as it was), 1 when version 1's (either way,
+     *     plumbing frames counted or not), empty when no version gives it: the evidence is not the failure that
+     *     fingerprint was computed from
+     */
+    public static OptionalInt versionOf(String fingerprint, String rootType, StackTraceElement[] frames,
+                                                  String reasonCode) {
+        if (of(rootType, frames, reasonCode).equals(fingerprint)) {
+            return OptionalInt.of(VERSION);
+        }
+        if (hash(key(rootType, frames, false)).equals(fingerprint) || hash(key(rootType, frames, true)).equals(fingerprint)) {
+            return OptionalInt.of(1);
+        }
+        return OptionalInt.empty();
+    }
+
+    /** @return the type and the top frames, one a line; the plumbing counted only as version 1 did until 2026-12-01 */
+    private static String key(String rootType, StackTraceElement[] frames, boolean plumbingCounts) {
+        StringBuilder key = new StringBuilder(rootType);
         int counted = 0;
-        for (StackTraceElement frame : root.getStackTrace()) {
+        for (StackTraceElement frame : frames) {
             if (counted == FRAMES) {
                 break;
             }
-            if (!isPlumbing(frame.getClassName())) {
+            if (plumbingCounts || !isPlumbing(frame.getClassName())) {
                 key.append('\n').append(frame.getClassName()).append('.').append(frame.getMethodName());
                 counted++;
             }
         }
-        if (root instanceof Reasoned reasoned && reasoned.reasonCode() != null) {
-            key.append("\nreason:").append(reasoned.reasonCode());
-        }
-        return HexFormat.of().formatHex(sha256(key.toString())).substring(0, LENGTH);
+        return key.toString();
+    }
+
+    private static String reasonPart(String reasonCode) {
+        return reasonCode == null ? "" : "\nreason:" + reasonCode;
+    }
+
+    private static String hash(String key) {
+        return HexFormat.of().formatHex(sha256(key)).substring(0, LENGTH);
     }
 
     /**

@@ -20,8 +20,15 @@ import java.time.Instant;
  * @param owners the owners written on the cohort's open records (the source's {@code sources.<name>.owner} when each
  *     was created, or since by {@code sources sync-owners}), sorted, {@link OperatorService#UNOWNED} last for records
  *     that name none
+ * @param fingerprintVersion the oldest fingerprint algorithm version among the cohort's open records
+ *     ({@link org.ingestquarantine.failure.ErrorFingerprint#VERSION} when all are of the running one), null when some
+ *     were written before versioning (schema V28)
+ * @param olderFingerprint whether some of them are fingerprinted by an older algorithm or before versioning
+ * @param olderFingerprintDocuments open records of the cohort whose fingerprint is of an older algorithm or of none
+ *     known: {@code fingerprints remap} recomputes them
  */
 public record CohortRow(String parserVersion, boolean staleParser, String errorClass, String errorFingerprint,
                         long documents, long attempts, Instant since, Instant lastSeen, String exampleDlqId,
-                        String exampleErrorType, String exampleMessage, java.util.List<String> owners) {
+                        String exampleErrorType, String exampleMessage, java.util.List<String> owners,
+                        Integer fingerprintVersion, boolean olderFingerprint, long olderFingerprintDocuments) {
 }

@@ -150,15 +150,25 @@ final class OperatorQueries {
         return new SourceQuarantineStats(source, records, documents, oldest, newest, byDisposition);
     }
 
-    List<CohortRow> cohorts(String source, String errorClass, String runningParser) {
-        // the example is the oldest open record of the cohort's oldest group, one probe of index quarantine_group
+    /**
+     * @param source only this source, or null
+     * @param errorClass only this class code, or null
+     * @param runningParser the parser version running now: cohorts of another are stale
+     * @param runningFingerprint the fingerprint algorithm's version now ({@code ErrorFingerprint.VERSION}): a cohort
+     *     holding open records of an older one, or of none (written before versioning), is marked
+     * @return every open cohort, most documents first
+     */
+    List<CohortRow> cohorts(String source, String errorClass, String runningParser, int runningFingerprint) {
+        // the example is the oldest open record of the cohort's oldest group, one probe of index quarantine_group;
+        // the records of an older fingerprint algorithm are read from index quarantine_open_fingerprint_version (V28)
+        String filters = (source == null ? "" : " AND source = ?") + (errorClass == null ? "" : " AND error_class = ?");
         String sql = """
                 WITH g AS (
                     -- a group's stripes (V17) first: the ordered aggregates below then sort groups, not stripes
                     SELECT source, parser_version, error_class, error_fingerprint, owner, sum(documents) AS documents,
                            sum(attempts) AS attempts, min(first_seen_min) AS first_seen_min,
                            max(last_seen_max) AS last_seen_max
-                    FROM quarantine_summary WHERE disposition = 'open' %s
+                    FROM quarantine_summary WHERE disposition = 'open' %1$s
                     GROUP BY source, parser_version, error_class, error_fingerprint, owner
                 ), c AS (
                     SELECT parser_version, error_class, error_fingerprint, sum(documents) AS documents,
@@ -167,31 +177,49 @@ final class OperatorQueries {
                            (array_agg(owner ORDER BY first_seen_min))[1] AS example_owner,
                            array_agg(DISTINCT owner ORDER BY owner) FILTER (WHERE documents > 0) AS owners
                     FROM g GROUP BY parser_version, error_class, error_fingerprint
+                ), v AS (
+                    SELECT COALESCE(parser_version, '') AS parser_version, error_class,
+                           COALESCE(error_fingerprint, '') AS error_fingerprint, count(*) AS older,
+                           min(COALESCE(fingerprint_version, 0)) AS oldest
+                    FROM quarantine WHERE disposition = 'open' AND COALESCE(fingerprint_version, 0) < ? %1$s
+                    GROUP BY 1, 2, 3
                 )
                 SELECT NULLIF(c.parser_version, '') AS parser_version, c.error_class,
                        NULLIF(c.error_fingerprint, '') AS error_fingerprint, c.documents, c.attempts, c.since,
-                       c.last_seen, e.dlq_id AS example, e.error_type, e.error_message, c.owners
-                FROM c LEFT JOIN LATERAL (
+                       c.last_seen, e.dlq_id AS example, e.error_type, e.error_message, c.owners, v.oldest,
+                       COALESCE(v.older, 0) AS older
+                FROM c LEFT JOIN v ON (v.parser_version, v.error_class, v.error_fingerprint)
+                                      = (c.parser_version, c.error_class, c.error_fingerprint)
+                LEFT JOIN LATERAL (
                     SELECT q.dlq_id, q.error_type, q.error_message FROM quarantine q
                     WHERE q.source = c.example_source AND COALESCE(q.parser_version, '') = c.parser_version
                       AND q.error_class = c.error_class AND COALESCE(q.error_fingerprint, '') = c.error_fingerprint
                       AND q.disposition = 'open' AND COALESCE(q.owner, '') = c.example_owner
                     ORDER BY q.first_seen_at LIMIT 1) e ON true
                 ORDER BY c.documents DESC, c.since, c.parser_version, c.error_class, c.error_fingerprint
-                """.formatted((source == null ? "" : " AND source = ?") + (errorClass == null ? "" : " AND error_class = ?"));
+                """.formatted(filters);
         List<CohortRow> rows = new ArrayList<>();
         read("cohorts", sql, s -> {
             int i = 1;
-            if (source != null) {
-                s.setString(i++, source);
+            for (int pass = 0; pass < 2; pass++) {
+                if (pass == 1) {
+                    s.setInt(i++, runningFingerprint);
+                }
+                if (source != null) {
+                    s.setString(i++, source);
+                }
+                if (errorClass != null) {
+                    s.setString(i++, errorClass);
+                }
             }
-            if (errorClass != null) {
-                s.setString(i, errorClass);
-            }
-        }, rs -> rows.add(new CohortRow(rs.getString(1), !runningParser.equals(rs.getString(1)), rs.getString(2),
-                rs.getString(3), rs.getLong(4), rs.getLong(5), SqlTime.get(rs, "since"), SqlTime.get(rs, "last_seen"),
-                rs.getString("example"), rs.getString("error_type"), firstLine(rs.getString("error_message")),
-                owners(rs.getArray("owners")))));
+        }, rs -> {
+            Integer oldest = rs.getObject("oldest", Integer.class);
+            Integer version = oldest == null ? Integer.valueOf(runningFingerprint) : oldest == 0 ? null : oldest;
+            rows.add(new CohortRow(rs.getString(1), !runningParser.equals(rs.getString(1)), rs.getString(2),
+                    rs.getString(3), rs.getLong(4), rs.getLong(5), SqlTime.get(rs, "since"), SqlTime.get(rs, "last_seen"),
+                    rs.getString("example"), rs.getString("error_type"), firstLine(rs.getString("error_message")),
+                    owners(rs.getArray("owners")), version, rs.getLong("older") > 0, rs.getLong("older")));
+        });
         return rows;
     }
 
@@ -214,6 +242,7 @@ final class OperatorQueries {
         }
         return List.copyOf(named);
     }
+
     private static String firstLine(String message) {
         if (message == null) {
             return null;

@@ -11,6 +11,7 @@ import java.util.Objects;
 import java.util.Optional;
 import javax.sql.DataSource;
 import org.ingestquarantine.failure.ErrorClass;
+import org.ingestquarantine.failure.ErrorFingerprint;
 import org.ingestquarantine.parse.ParserVersion;
 import org.ingestquarantine.quarantine.PayloadStore;
 import org.ingestquarantine.quarantine.QuarantineRecord;
@@ -171,7 +172,8 @@ public final class OperatorService {
 
     /**
      * Open records by (parser_version, error_class, error_fingerprint), most documents first. Cohorts whose
-     * parser version is not {@link ParserVersion#CURRENT} are marked stale.
+     * parser version is not {@link ParserVersion#CURRENT} are marked stale, cohorts holding records fingerprinted by
+     * an older algorithm than {@link ErrorFingerprint#VERSION} (or before versioning) are marked too.
      *
      * @param source only this source, or null
      * @param errorClass only this class code (e.g. {@code ambiguous_parse}), or null
@@ -193,9 +195,10 @@ public final class OperatorService {
             throw new BadOperatorInputException(OperatorField.LIMIT, " must be at least 1, was " + limit);
         }
         requireKnownSource(source);
-        List<CohortRow> all = queries.cohorts(source, classCode, ParserVersion.CURRENT);
+        List<CohortRow> all = queries.cohorts(source, classCode, ParserVersion.CURRENT, ErrorFingerprint.VERSION);
         List<CohortRow> shown = limit == null || limit >= all.size() ? all : all.subList(0, limit);
-        return new CohortReport(ParserVersion.CURRENT, all.size(), all.size() - shown.size(), List.copyOf(shown));
+        return new CohortReport(ParserVersion.CURRENT, ErrorFingerprint.VERSION, all.size(), all.size() - shown.size(),
+                List.copyOf(shown));
     }
 
     /**

@@ -11,7 +11,8 @@ import org.ingestquarantine.quarantine.QuarantineRecord;
  * attempt history's rows; {@code verdictBy} is the evidence that decided a repaired record's verdict
  * ({@code sha256}, {@code version} or {@code none}), null otherwise. {@code replayCount}, {@code lastReplayedAt} and
  * {@code lastDrainRunId} are its replay history: how many times a drain asked its source again (whatever the verdict),
- * when it last did and in which run (0 and nulls when never).
+ * when it last did and in which run (0 and nulls when never); {@code fingerprintVersion} the version of the
+ * fingerprint's algorithm ({@link org.ingestquarantine.failure.ErrorFingerprint#VERSION}), null before versioning.
  */
 public record RecordView(String dlqId, String source, String docId, String sourceUri, String sourceVersion, Instant sourceUpdatedAt,
                          String cursorAtArrival, Long ingestSeq, String connectorVersion, String parserVersion,
@@ -20,7 +21,8 @@ public record RecordView(String dlqId, String source, String docId, String sourc
                          String errorType, String errorMessage, String errorFingerprint, String stackTraceUri,
                          int attempts, Instant firstSeenAt, Instant lastSeenAt, String disposition,
                          String reasonCode, String owner, Instant closedAt, int quarantineWrites,
-                         String verdictBy, int replayCount, Instant lastReplayedAt, String lastDrainRunId) {
+                         String verdictBy, int replayCount, Instant lastReplayedAt, String lastDrainRunId,
+                         Integer fingerprintVersion) {
 
     /**
      * @param r a stored record
@@ -33,6 +35,6 @@ public record RecordView(String dlqId, String source, String docId, String sourc
                 r.errorClass().code(), r.errorType(), r.errorMessage(), r.errorFingerprint(), r.stackTraceUri(),
                 r.attempts(), r.firstSeenAt(), r.lastSeenAt(), r.disposition().code(), r.reasonCode(), r.owner(),
                 r.closedAt(), r.quarantineWrites(), r.verdictBy(), r.replayCount(), r.lastReplayedAt(),
-                r.lastDrainRunId());
+                r.lastDrainRunId(), r.fingerprintVersion());
     }
 }

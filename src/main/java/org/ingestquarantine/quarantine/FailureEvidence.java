@@ -46,6 +46,7 @@ public final class FailureEvidence {
     private final String errorType;
     private final String errorMessage;
     private final String errorFingerprint;
+    private final Integer fingerprintVersion;
     private final String stackTrace;
     private final String reasonCode;
     private final int deliveryCount;
@@ -74,6 +75,7 @@ public final class FailureEvidence {
         this.errorType = b.errorType;
         this.errorMessage = b.errorMessage;
         this.errorFingerprint = b.errorFingerprint;
+        this.fingerprintVersion = b.fingerprintVersion;
         this.stackTrace = b.stackTrace;
         this.reasonCode = b.reasonCode;
         this.deliveryCount = b.deliveryCount;
@@ -140,6 +142,11 @@ public final class FailureEvidence {
     public String errorMessage() { return errorMessage; }
     /** @return {@link ErrorFingerprint} of the failure, or null */
     public String errorFingerprint() { return errorFingerprint; }
+    /**
+     * @return the version of the algorithm that computed {@link #errorFingerprint()} ({@link ErrorFingerprint#VERSION}
+     *     when {@link Builder#failure} did), or null when the fingerprint was given as it is
+     */
+    public Integer fingerprintVersion() { return fingerprintVersion; }
     /** @return the full stack trace text, or null; stored in the payload store, never in the row */
     public String stackTrace() { return stackTrace; }
     /** @return a machine reason such as {@code not_pdf}, or null */
@@ -210,6 +217,7 @@ public final class FailureEvidence {
         private String errorType;
         private String errorMessage;
         private String errorFingerprint;
+        private Integer fingerprintVersion;
         private String stackTrace;
         private String reasonCode;
         private int deliveryCount;
@@ -237,7 +245,10 @@ public final class FailureEvidence {
         public Builder errorClass(ErrorClass v) { this.errorClass = v; return this; }
         public Builder errorType(String v) { this.errorType = v; return this; }
         public Builder errorMessage(String v) { this.errorMessage = v; return this; }
-        public Builder errorFingerprint(String v) { this.errorFingerprint = v; return this; }
+        /** @param v a fingerprint given as it is: its algorithm version is unknown (null) unless also set */
+        public Builder errorFingerprint(String v) { this.errorFingerprint = v; this.fingerprintVersion = null; return this; }
+        /** @param v the version of the algorithm that computed the fingerprint ({@link ErrorFingerprint#VERSION}) */
+        public Builder fingerprintVersion(Integer v) { this.fingerprintVersion = v; return this; }
         public Builder stackTrace(String v) { this.stackTrace = v; return this; }
         public Builder reasonCode(String v) { this.reasonCode = v; return this; }
         public Builder deliveryCount(int v) { this.deliveryCount = v; return this; }
@@ -269,7 +280,8 @@ public final class FailureEvidence {
          * the operator's drain alike: {@code errorType} the root cause's ({@link ErrorFingerprint#typeName}, so a
          * worker's {@link RemoteCause} names the worker's exception), {@code errorMessage} the root cause's type
          * and message first, then the classified wrapper's message when it adds something (see
-         * {@link FailureEvidence#rootFirst}), {@code errorFingerprint} and the full {@code stackTrace}. Sets
+         * {@link FailureEvidence#rootFirst}), {@code errorFingerprint} with its {@code fingerprintVersion} and the full
+     * {@code stackTrace}. Sets
          * neither {@code errorClass} nor {@code reasonCode}: they are the classification's.
          *
          * @param failure the exception that failed the document
@@ -283,11 +295,15 @@ public final class FailureEvidence {
             return this;
         }
 
-        /** Sets errorType (the root cause's), errorFingerprint and stackTrace from the failure; returns the root. */
+        /**
+         * Sets errorType (the root cause's), errorFingerprint, fingerprintVersion and stackTrace from the failure;
+         * returns the root.
+         */
         private Throwable typeFingerprintAndTrace(Throwable failure) {
             Throwable root = ErrorFingerprint.rootCause(failure);
             this.errorType = ErrorFingerprint.typeName(root);
             this.errorFingerprint = ErrorFingerprint.of(failure);
+            this.fingerprintVersion = ErrorFingerprint.VERSION;
             StringWriter trace = new StringWriter();
             failure.printStackTrace(new PrintWriter(trace));
             this.stackTrace = trace.toString();

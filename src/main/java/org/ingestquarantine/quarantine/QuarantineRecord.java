@@ -34,6 +34,7 @@ public final class QuarantineRecord {
     private final String errorType;
     private final String errorMessage;
     private final String errorFingerprint;
+    private final Integer fingerprintVersion;
     private final String stackTraceUri;
     private final int attempts;
     private final int quarantineWrites;
@@ -71,6 +72,7 @@ public final class QuarantineRecord {
         errorType = row.getString("error_type");
         errorMessage = row.getString("error_message");
         errorFingerprint = row.getString("error_fingerprint");
+        fingerprintVersion = row.getObject("fingerprint_version", Integer.class);
         stackTraceUri = row.getString("stack_trace_uri");
         attempts = row.getInt("attempts");
         Integer writes = row.getObject("quarantine_writes", Integer.class);
@@ -120,6 +122,11 @@ public final class QuarantineRecord {
     /** @return message of the latest failure; may quote document text: never log it */
     public String errorMessage() { return errorMessage; }
     public String errorFingerprint() { return errorFingerprint; }
+    /**
+     * @return the version of {@link org.ingestquarantine.failure.ErrorFingerprint}'s algorithm that computed the
+     *     fingerprint, or null: written before versioning (schema V28), or not computed by it
+     */
+    public Integer fingerprintVersion() { return fingerprintVersion; }
     /** @return payload store URI of the latest stack trace, or null */
     public String stackTraceUri() { return stackTraceUri; }
     /**

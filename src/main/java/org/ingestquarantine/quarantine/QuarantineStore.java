@@ -167,6 +167,7 @@ public final class QuarantineStore {
         row.put("error_type", text(e.errorType()));
         row.put("error_message", text(truncate(e.errorMessage())));
         row.put("error_fingerprint", text(e.errorFingerprint()));
+        row.put("fingerprint_version", e.fingerprintVersion());
         row.put("stack_trace_uri", trace == null ? null : trace.uri());
         row.put("reason_code", text(e.reasonCode()));
         row.put("owner", e.source() == null ? null : text(owners.apply(e.source()).orElse(null)));

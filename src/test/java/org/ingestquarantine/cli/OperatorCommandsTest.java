@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.ingestquarantine.failure.ErrorClass;
+import org.ingestquarantine.failure.ErrorFingerprint;
 import org.ingestquarantine.parse.ParserVersion;
 import org.ingestquarantine.quarantine.FailureEvidence;
 import org.ingestquarantine.quarantine.LocalPayloadStore;
@@ -135,6 +136,36 @@ class OperatorCommandsTest extends PostgresTestBase {
                 data.toString()).out);
         assertThat(json.get("total_cohorts").asInt()).isEqualTo(1);
         assertThat(json.at("/cohorts/0/stale_parser").asBoolean()).isFalse();
+    }
+
+    /**
+     * cohorts marks the cohort of fingerprints given as they are (no algorithm version: before versioning) with ~ and
+     * fp_version -, and fingerprints remap leaves them (no stack trace to recompute from), counted; the lease's
+     * record, fingerprinted by the recorder, is of the running version.
+     */
+    @Test
+    void shouldMarkCohortsOfAnOlderFingerprintAndCountWhatRemapCannotRecompute() throws Exception {
+        Result cohorts = run("cohorts", "--data-dir", data.toString());
+        assertThat(cohorts.out).contains("fingerprint algorithm " + ErrorFingerprint.VERSION + "; ~ = ");
+        assertThat(cohorts.out.lines().filter(l -> l.contains("fp-not-pdf"))).singleElement().asString()
+                .startsWith("~").containsPattern("fp-not-pdf\\s+-\\s+3");
+        assertThat(cohorts.out.lines().filter(l -> l.contains("pdfbox-2.0.0+iq-parse-0"))).singleElement().asString()
+                .startsWith("* ").containsPattern("[0-9a-f]{16}\\s+" + ErrorFingerprint.VERSION + "\\s+1\\s+2\\s");
+        JsonNode json = JSON.readTree(run("cohorts", "--json", "--class", "permanent_input", "--data-dir",
+                data.toString()).out);
+        assertThat(json.at("/cohorts/0/older_fingerprint").asBoolean()).isTrue();
+        assertThat(json.at("/cohorts/0/older_fingerprint_documents").asLong()).isEqualTo(3);
+        assertThat(json.at("/cohorts/0/fingerprint_version").isNull()).isTrue();
+        assertThat(json.get("running_fingerprint_version").asInt()).isEqualTo(ErrorFingerprint.VERSION);
+
+        Result dry = run("fingerprints", "remap", "--dry-run", "--data-dir", data.toString());
+        assertThat(dry.code).as(dry.err).isZero();
+        assertThat(dry.out).contains("3 open records of an older one", "0 would move", "3 left as they are (no_stack_trace 3)",
+                "dry run: nothing changed");
+        JsonNode remapped = JSON.readTree(run("fingerprints", "remap", "--json", "--data-dir", data.toString()).out);
+        assertThat(remapped.get("left_by").get("no_stack_trace").asLong()).isEqualTo(3);
+        assertThat(remapped.get("moved").asLong()).isZero();
+        assertThat(remapped.get("dry_run").asBoolean()).isFalse();
     }
 
     /**

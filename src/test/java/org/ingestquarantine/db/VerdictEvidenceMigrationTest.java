@@ -2,10 +2,8 @@ package org.ingestquarantine.db;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.Statement;
-import org.flywaydb.core.Flyway;
+import org.ingestquarantine.testsupport.MigrationSchema;
 import org.ingestquarantine.testsupport.PostgresTestBase;
 import org.junit.jupiter.api.Test;
 
@@ -20,12 +18,8 @@ class VerdictEvidenceMigrationTest extends PostgresTestBase {
 
     @Test
     void shouldRecountAttemptsAsDeliveriesAndRelabelRunsThatAttemptedNothing() throws Exception {
-        try (Connection c = dataSource().getConnection(); Statement s = c.createStatement()) {
-            s.execute("DROP SCHEMA IF EXISTS " + SCHEMA + " CASCADE");
-            Flyway flyway = Flyway.configure().dataSource(dataSource()).schemas(SCHEMA).defaultSchema(SCHEMA)
-                    .locations("classpath:db/migration").target("20").load();
-            flyway.migrate();
-            s.execute("SET search_path TO " + SCHEMA);
+        try (MigrationSchema schema = MigrationSchema.migratedTo(dataSource(), SCHEMA, "20")) {
+            Statement s = schema.statement();
             s.execute("INSERT INTO quarantine (dlq_id, source, doc_id, error_class, attempts, first_seen_at,"
                     + " last_seen_at) VALUES ('01HMIGRATE0000000000000001', 's', 'redelivered.pdf', 'transient', 2,"
                     + " now(), now()), ('01HMIGRATE0000000000000002', 's', 'once.pdf', 'permanent_input', 1, now(), now())");
@@ -40,26 +34,14 @@ class VerdictEvidenceMigrationTest extends PostgresTestBase {
                     + " ('01HRUNREPAIRED000000000000', 't', now(), now(), 'finished', 'fp', 2, 1, 2, 2,"
                     + " '{\"not_attempted:unknown_source\": 1, \"repaired_parser_fixed\": 1}')");
 
-            Flyway.configure().dataSource(dataSource()).schemas(SCHEMA).defaultSchema(SCHEMA)
-                    .locations("classpath:db/migration").load().migrate();
+            schema.migrate("latest");
 
-            assertThat(one(s, "SELECT attempts || '/' || quarantine_writes FROM quarantine WHERE doc_id = 'redelivered.pdf'"))
+            assertThat(schema.one("SELECT attempts || '/' || quarantine_writes FROM quarantine WHERE doc_id = 'redelivered.pdf'"))
                     .as("3 deliveries of k1 and 1 of k2, two writes").isEqualTo("4/2");
-            assertThat(one(s, "SELECT attempts || '/' || quarantine_writes FROM quarantine WHERE doc_id = 'once.pdf'"))
+            assertThat(schema.one("SELECT attempts || '/' || quarantine_writes FROM quarantine WHERE doc_id = 'once.pdf'"))
                     .isEqualTo("1/1");
-            assertThat(one(s, "SELECT string_agg(status, ',' ORDER BY run_id) FROM drain_runs"))
+            assertThat(schema.one("SELECT string_agg(status, ',' ORDER BY run_id) FROM drain_runs"))
                     .isEqualTo("nothing_attempted,finished");
-        } finally {
-            try (Connection c = dataSource().getConnection(); Statement s = c.createStatement()) {
-                s.execute("DROP SCHEMA IF EXISTS " + SCHEMA + " CASCADE");
-            }
-        }
-    }
-
-    private static String one(Statement s, String sql) throws Exception {
-        try (ResultSet rs = s.executeQuery(sql)) {
-            rs.next();
-            return rs.getString(1);
         }
     }
 }

@@ -21,6 +21,18 @@ class ErrorClassifierTest {
             .build();
 
     @Test
+    void shouldSayWhetherATypeRuleDecidesOnAType() {
+        ErrorClassifier withWrapper = ErrorClassifier.builder()
+                .type(PermanentInputException.class, ErrorClass.PERMANENT_INPUT, "invalid_input")
+                .wrapperType(IllegalStateException.class, ErrorClass.PIPELINE_FAULT, "expression_failed").build();
+
+        assertThat(withWrapper.hasTypeRule(PermanentInputException.class)).isTrue();
+        assertThat(withWrapper.hasTypeRule(new PermanentInputException("x", "y") { }.getClass())).as("a subtype").isTrue();
+        assertThat(withWrapper.hasTypeRule(IllegalStateException.class)).as("a wrapper rule is not one").isFalse();
+        assertThat(withWrapper.hasTypeRule(RuntimeException.class)).isFalse();
+    }
+
+    @Test
     void shouldUseTheReasonOfOurOwnExceptions() {
         Classification c = classifier.classify(new PermanentInputException("too_large", "over the limit"));
         assertThat(c.errorClass()).isEqualTo(ErrorClass.PERMANENT_INPUT);

@@ -3,6 +3,10 @@ package org.ingestquarantine.failure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.HexFormat;
+import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
 
 /** Ensures a fingerprint names the failure's type and place, not its message, line numbers or wrapping. */
@@ -99,6 +103,80 @@ class ErrorFingerprintTest {
         a.initCause(b);
 
         assertThat(ErrorFingerprint.of(a)).hasSize(16);
+    }
+
+    @Test
+    void shouldGiveTheSameFingerprintFromTheEvidenceAsFromTheException() {
+        IOException io = failure(IOException.class, "x", 1);
+        Refusal refusal = refusal("too_large");
+
+        assertThat(ErrorFingerprint.of(io.getClass().getName(), io.getStackTrace(), null)).isEqualTo(ErrorFingerprint.of(io));
+        assertThat(ErrorFingerprint.of(Refusal.class.getName(), refusal.getStackTrace(), "too_large"))
+                .isEqualTo(ErrorFingerprint.of(new RuntimeException(refusal)));
+    }
+
+    @Test
+    void shouldTellWhichVersionComputedAStoredFingerprint() throws Exception {
+        Refusal empty = refusal("empty");
+        StackTraceElement[] frames = empty.getStackTrace();
+        String type = Refusal.class.getName();
+        // version 1, as ErrorFingerprint computed it before the reason joined the key (commit a2c6c4f's parent)
+        String v1 = sha256Prefix(type + "\n" + frames[0].getClassName() + "." + frames[0].getMethodName()
+                + "\n" + frames[1].getClassName() + "." + frames[1].getMethodName()
+                + "\n" + frames[2].getClassName() + "." + frames[2].getMethodName());
+
+        assertThat(ErrorFingerprint.VERSION).isEqualTo(2);
+        assertThat(ErrorFingerprint.versionOf(ErrorFingerprint.of(empty), type, frames, "empty")).hasValue(2);
+        assertThat(ErrorFingerprint.versionOf(v1, type, frames, "empty")).hasValue(1);
+        assertThat(v1).as("version 1 left the reason out").isNotEqualTo(ErrorFingerprint.of(empty));
+        assertThat(ErrorFingerprint.versionOf(v1, type, frames, null)).as("not Reasoned: the same in both")
+                .hasValue(2);
+        assertThat(ErrorFingerprint.versionOf("0123456789abcdef", type, frames, "empty")).isEqualTo(OptionalInt.empty());
+    }
+
+    @Test
+    void shouldKnowVersionOneAlsoAsItCountedThePlumbingFrames() throws Exception {
+        IllegalStateException early = beanFailure("jdk.internal.reflect.NativeMethodAccessorImpl", "invoke0",
+                "jdk.internal.reflect.NativeMethodAccessorImpl");
+        StackTraceElement[] frames = early.getStackTrace();
+        // before 2026-12-01 the accessor's frames counted: Preflight.check and the two reflection frames
+        String counted = sha256Prefix(IllegalStateException.class.getName()
+                + "\norg.ingestquarantine.ingest.Preflight.check"
+                + "\njdk.internal.reflect.NativeMethodAccessorImpl.invoke0"
+                + "\njdk.internal.reflect.NativeMethodAccessorImpl.invoke");
+
+        assertThat(ErrorFingerprint.versionOf(counted, IllegalStateException.class.getName(), frames, null)).hasValue(1);
+        assertThat(ErrorFingerprint.of(early)).isNotEqualTo(counted);
+    }
+
+    /** A Reasoned exception as the HEAD's refusals are. */
+    static final class Refusal extends RuntimeException implements Reasoned {
+        private final String reason;
+
+        Refusal(String reason) {
+            super("refused");
+            this.reason = reason;
+        }
+
+        @Override
+        public String reasonCode() {
+            return reason;
+        }
+    }
+
+    private static Refusal refusal(String reason) {
+        Refusal r = new Refusal(reason);
+        r.setStackTrace(new StackTraceElement[] {
+                new StackTraceElement("org.ingestquarantine.ingest.Preflight", "refuse", "Preflight.java", 90),
+                new StackTraceElement("org.ingestquarantine.ingest.Preflight", "check", "Preflight.java", 40),
+                new StackTraceElement("org.apache.camel.component.bean.MethodInfo", "invoke", "MethodInfo.java", 481),
+                new StackTraceElement("org.apache.camel.processor.Pipeline", "process", "Pipeline.java", 163)});
+        return r;
+    }
+
+    private static String sha256Prefix(String key) throws Exception {
+        return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8)))
+                .substring(0, 16);
     }
 
     private static IllegalStateException parse(String input) {

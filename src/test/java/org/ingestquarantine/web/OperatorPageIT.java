@@ -19,6 +19,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import org.ingestquarantine.failure.ErrorClass;
+import org.ingestquarantine.failure.ErrorFingerprint;
 import org.ingestquarantine.ingest.DocumentIndex;
 import org.ingestquarantine.ingest.IndexedChunk;
 import org.ingestquarantine.ingest.IndexedDocument;
@@ -134,7 +135,8 @@ class OperatorPageIT extends PostgresTestBase {
         for (int i = 0; i < 4; i++) {
             store.record(FailureEvidence.builder("contracts", "2026/sealed-" + i + ".pdf").errorClass(ErrorClass.PERMANENT_INPUT)
                     .errorType("org.ingestquarantine.parse.EncryptedPdfException").errorMessage("needs a user password")
-                    .errorFingerprint("fp-encrypted").reasonCode("encrypted").parserVersion(ParserVersion.CURRENT)
+                    .errorFingerprint("fp-encrypted").fingerprintVersion(ErrorFingerprint.VERSION).reasonCode("encrypted")
+                    .parserVersion(ParserVersion.CURRENT)
                     .stage("parse").build());
         }
         totals.record("contracts", 30, "folder-1", null);
@@ -203,6 +205,11 @@ class OperatorPageIT extends PostgresTestBase {
         assertThat(cell("contracts", "coverage")).isEqualTo("66.6%");
         assertThat(cell("contracts", "open")).isEqualTo("10");
         assertThat(cohortFingerprints()).containsExactly("fp-xref", "fp-encrypted", "fp-timeout");
+        // fingerprints given without an algorithm version are of none known: tagged; fp-encrypted's is the running one
+        assertThat(browser.findElement(By.cssSelector("#cohorts tr[data-fingerprint='fp-xref'] td.fingerprint"))
+                .getText()).contains("older fingerprint");
+        assertThat(browser.findElements(By.cssSelector("#cohorts tr[data-fingerprint='fp-encrypted'] td.fingerprint span")))
+                .isEmpty();
         assertThat(browser.findElement(By.id("unindexable")).getText()).contains("Nothing has been declared unindexable");
         assertThat(browser.findElement(By.id("drains")).getText()).contains("repaired_parser_fixed 3");
         assertThat(browser.findElement(By.cssSelector("#drains tr[data-run-id='01JD0000000000000000000001'] td.status"))
