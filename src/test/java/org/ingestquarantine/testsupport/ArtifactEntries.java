@@ -1,5 +1,7 @@
 package org.ingestquarantine.testsupport;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Path;
@@ -56,6 +58,24 @@ public record ArtifactEntries(String jar, String name) {
         for (ZipEntry e = zip.getNextEntry(); e != null; e = zip.getNextEntry()) {
             into.add(new ArtifactEntries(jar, e.getName()));
         }
+    }
+
+    /**
+     * Asserts what a Linux x86-64 production artifact holds: no other platform's native library, no embedded service,
+     * no model; Linux x86-64's natives of ONNX Runtime, DJL's tokenizers and JNA, and the tokenizer, kept.
+     *
+     * @param entries all the artifact's entries
+     */
+    public static void assertLinuxX8664Production(List<ArtifactEntries> entries) {
+        assertThat(entries).as("entries").hasSizeGreaterThan(10_000);
+        assertThat(entries).filteredOn(ArtifactEntries::isForeignNative)
+                .as("other platforms' natives").isEmpty();
+        assertThat(entries).filteredOn(ArtifactEntries::isEmbeddedService)
+                .as("embedded services").isEmpty();
+        assertThat(entries).filteredOn(ArtifactEntries::isModel).as("the model").isEmpty();
+        assertThat(entries).extracting(ArtifactEntries::name).contains(
+                "ai/onnxruntime/native/linux-x64/libonnxruntime.so", "native/lib/linux-x86_64/cpu/libtokenizers.so",
+                "com/sun/jna/linux-x86-64/libjnidispatch.so", "all-minilm-l6-v2-tokenizer.json");
     }
 
     /** @return whether this is a native library (or a debug file of one) */

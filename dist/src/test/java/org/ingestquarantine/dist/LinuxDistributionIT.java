@@ -44,14 +44,7 @@ class LinuxDistributionIT {
                 entries.addAll(ArtifactEntries.of(jar));
             }
         }
-        assertThat(entries).as("entries of lib/").hasSizeGreaterThan(10_000);
-        assertThat(entries).filteredOn(ArtifactEntries::isForeignNative).as("other platforms' natives").isEmpty();
-        assertThat(entries).filteredOn(ArtifactEntries::isEmbeddedService).as("embedded services").isEmpty();
-        assertThat(entries).filteredOn(ArtifactEntries::isModel).as("the model").isEmpty();
-        // what the stripping keeps: Linux x86-64's natives of ONNX Runtime, DJL's tokenizers and JNA, and the tokenizer
-        assertThat(entries).extracting(ArtifactEntries::name).contains(
-                "ai/onnxruntime/native/linux-x64/libonnxruntime.so", "native/lib/linux-x86_64/cpu/libtokenizers.so",
-                "com/sun/jna/linux-x86-64/libjnidispatch.so", "all-minilm-l6-v2-tokenizer.json");
+        ArtifactEntries.assertLinuxX8664Production(entries);
     }
 
     @Test
