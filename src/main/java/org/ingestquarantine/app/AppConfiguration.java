@@ -65,6 +65,7 @@ import org.ingestquarantine.ingest.IndexStage;
 import org.ingestquarantine.ingest.LanguageGuess;
 import org.ingestquarantine.ingest.MessageReader;
 import org.ingestquarantine.ingest.MiniLmEmbedder;
+import org.ingestquarantine.ingest.MiniLmModel;
 import org.ingestquarantine.ingest.ParseStage;
 import org.ingestquarantine.ingest.Preflight;
 import org.ingestquarantine.ingest.SourceAccess;
@@ -183,6 +184,9 @@ public final class AppConfiguration implements CamelConfiguration {
         Path dataDir = settings.path("iq.data-dir", "data");
         StartupTimeline timeline = timeline(registry);
         timeline.mark("configure");
+        EmbeddedServices.requireChosen(settings); // before anything starts: the production artifact has none
+        boolean localModel = EmbedderChoice.local(settings); // with openai only the tokenizer is used: one idle thread
+        MiniLmModel model = EmbedderChoice.model(settings); // the model there, else refused before anything starts
         // the slow independent steps first, in the background: parser workers (JVM start and warm-up), the
         // tokenizer and the broker while the database starts
         ParseLimits limits = parseLimits(settings);
@@ -193,12 +197,11 @@ public final class AppConfiguration implements CamelConfiguration {
         // the broker's server and clients (ElasticMQ for the embedded default) need no database: they start too
         BrokerWiring brokerWiring = brokerWiring(settings);
         started.push(brokerWiring.startEarly(settings));
-        boolean localModel = EmbedderChoice.local(settings); // with openai only the tokenizer is used: one idle thread
         int embedThreads = localModel ? (int) settings.requiredNumber("embed.threads") : 1;
         int embedBatch = (int) settings.requiredNumber("embed.batch-chunks");
         int embedMaxTokens = (int) settings.requiredNumber("embed.max-tokens");
         CompletableFuture<MiniLmEmbedder> embedderStart = inBackground("tokenizer", timeline,
-                () -> new MiniLmEmbedder(embedThreads, embedBatch, embedMaxTokens));
+                () -> new MiniLmEmbedder(embedThreads, embedBatch, embedMaxTokens, model));
         started.push(() -> embedderStart.thenAccept(AppConfiguration::closeQuietly));
         Database database = openDatabase(settings, registry, started, dataDir, timeline);
         Clock clock = Clock.systemUTC();

@@ -3,6 +3,7 @@ package org.ingestquarantine.app;
 import org.ingestquarantine.delivery.ConsumerCircuitBreaker;
 import org.ingestquarantine.ingest.Embedder;
 import org.ingestquarantine.ingest.MiniLmEmbedder;
+import org.ingestquarantine.ingest.MiniLmModel;
 import org.ingestquarantine.ingest.embed.OpenAiEmbedder;
 import org.ingestquarantine.ingest.embed.OpenAiSettings;
 import org.ingestquarantine.pipeline.Settings;
@@ -33,6 +34,17 @@ final class EmbedderChoice {
             default -> throw new IllegalArgumentException(PROVIDER + " must be local or openai, was '"
                     + org.ingestquarantine.pipeline.LogSafe.identity(provider) + "'");
         };
+    }
+
+    /**
+     * @param settings the process's properties
+     * @return where the in-process model is read from ({@value MiniLmModel#PROPERTY}); with {@code local}, checked to
+     *     be there, so that a start without it fails before it consumes, naming the property
+     * @throws IllegalStateException if {@code embed.provider = local} and the model is not there
+     */
+    static MiniLmModel model(Settings settings) {
+        MiniLmModel model = MiniLmModel.of(settings);
+        return local(settings) ? model.requirePresent() : model;
     }
 
     /**

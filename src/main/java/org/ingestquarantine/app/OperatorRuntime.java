@@ -145,6 +145,7 @@ public final class OperatorRuntime implements AutoCloseable {
             started.push(database);
             return database;
         }
+        EmbeddedServices.requirePostgres(settings); // the production artifact has none
         started.push(claim.lock().get());
         EmbeddedPostgresService postgres = EmbeddedPostgresService.start(EmbeddedPostgresService.folderIn(dataDir),
                 (int) settings.number("db.port", 0));
@@ -214,7 +215,8 @@ public final class OperatorRuntime implements AutoCloseable {
      * @return the drain; its embedder is closed with this runtime
      */
     public Drain drain(DocumentParser parser) {
-        MiniLmEmbedder tokenizer = new MiniLmEmbedder();
+        MiniLmEmbedder tokenizer = new MiniLmEmbedder(MiniLmEmbedder.DEFAULT_THREADS, MiniLmEmbedder.DEFAULT_BATCH,
+                MiniLmEmbedder.MAX_TOKENS, EmbedderChoice.model(settings));
         started.push(tokenizer); // closed with the runtime, before the database
         Embedder embedder = EmbedderChoice.choose(settings, tokenizer);
         return AppConfiguration.drainWiring(settings, database, parser, embedder, workDir())

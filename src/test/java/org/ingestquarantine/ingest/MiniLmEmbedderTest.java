@@ -121,6 +121,27 @@ class MiniLmEmbedderTest {
         assertThat(calls.get()).as("tokenizer calls for %d chunks", all.size()).isLessThanOrEqualTo(all.size() + 5);
     }
 
+    /**
+     * The model read from a file of its own ({@code embed.model-file}, as the production distribution ships it)
+     * gives the vectors of the class path's.
+     */
+    @Test
+    void shouldEmbedAlikeWithTheModelReadFromAFile(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+        Path file = dir.resolve("all-minilm-l6-v2.onnx");
+        try (java.io.InputStream in = MiniLmEmbedder.class.getResourceAsStream(MiniLmModel.RESOURCE)) {
+            Files.copy(in, file);
+        }
+        List<String> texts = realChunks().subList(0, 8);
+        List<float[]> fromFile;
+        try (MiniLmEmbedder own = new MiniLmEmbedder(1, 4, embedder.maxTokens() + 2, MiniLmModel.file(file))) {
+            fromFile = own.embed(texts);
+        }
+        List<float[]> fromClassPath = embedder.embed(texts);
+        for (int i = 0; i < texts.size(); i++) {
+            assertThat(cosine(fromFile.get(i), fromClassPath.get(i))).isGreaterThan(1 - 1e-6);
+        }
+    }
+
     @Test
     void shouldEmbedConcurrentCallersEachInOrder() throws Exception {
         List<String> a = List.of("the contract ends in May", "invoices are due in thirty days", "short");
