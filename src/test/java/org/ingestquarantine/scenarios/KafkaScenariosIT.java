@@ -18,14 +18,15 @@ class KafkaScenariosIT extends BrokerScenarios {
     }
 
     /**
-     * KNOWN REGRESSION, found at the end of the 2026-12-03 session and not yet bisected: on Kafka, after the database
-     * outage, bad-06-encrypted-user-password.pdf ends with a quarantine record of 2 attempts, not 1 (three runs, also on
-     * an idle machine; SQS and RabbitMQ pass). It appeared among that day's merges (storm breaker, page actions,
-     * replay history, fingerprint version, packaging). Disabled so the rest lands; the first task of the next session.
+     * KNOWN FAILURE, not of the 2026-12-03 merges: on Kafka, after the database outage, one quarantined document ends
+     * with a record of 2 attempts, not 1 (bad-06-encrypted, or bad-09-not-pdf-html). It fails the same way on 022cb26,
+     * the commit before that day's work, and on 473c72d, so it predates them; the previous full run (2cc4a16) passed
+     * it, and pom.xml already names this scenario as flaky under load. SQS and RabbitMQ pass. Disabled until the double
+     * count (a redelivery after the outage counted as a second attempt) is found and fixed.
      */
     @Override
     @Test
-    @Disabled("known regression on Kafka: 2 attempts instead of 1 after a database outage; see the Javadoc")
+    @Disabled("known failure on Kafka, older than 2026-12-03: 2 attempts instead of 1 after a database outage; see the Javadoc")
     void shouldRecordEveryMessageOnceWhenTheDatabaseIsDownMidRun() {
     }
 }
