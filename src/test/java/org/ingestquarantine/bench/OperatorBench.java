@@ -89,12 +89,13 @@ public final class OperatorBench {
                     // and with the plain queries' indexes (what dropping the summaries would leave a write)
                     writeCells(db, store, dir, writes, false);
                 }
-                PlainQueries.createIndexes(db);
+                PlainQueries.createIndexes(pg);
                 if (writeCells) {
                     PlainQueries.disableSummaryTriggers(db);
                     System.out.println("  (summary triggers disabled, plain queries' indexes created: the summaries"
                             + " go stale from here)");
                     writeCells(db, store, dir, writes, true);
+                    PlainQueries.dropBenchRecords(db);
                 }
                 PlainQueries plain = new PlainQueries(db);
                 System.out.println("  plain GROUP BY queries over quarantine / documents (no summary tables):");

@@ -2,6 +2,7 @@ package org.ingestquarantine.bench;
 
 import java.io.PrintStream;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -11,6 +12,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import org.ingestquarantine.db.Database;
+import org.ingestquarantine.db.EmbeddedPostgresService;
 import org.ingestquarantine.failure.ErrorFingerprint;
 
 /**
@@ -78,10 +80,10 @@ final class PlainQueries {
     /** Coverage's figures per source; skipped_documents and source_totals are read as today. */
     static final String COVERAGE = """
             WITH q AS (
-                SELECT source, count(*) FILTER (WHERE disposition = 'open') AS open_n,
-                       count(*) FILTER (WHERE disposition = 'unindexable') AS unindexable_n,
-                       count(*) FILTER (WHERE disposition = 'erased') AS erased_n,
-                       min(first_seen_at) FILTER (WHERE disposition = 'open') AS oldest_open,
+                SELECT r.source, count(*) FILTER (WHERE r.disposition = 'open') AS open_n,
+                       count(*) FILTER (WHERE r.disposition = 'unindexable') AS unindexable_n,
+                       count(*) FILTER (WHERE r.disposition = 'erased') AS erased_n,
+                       min(r.first_seen_at) FILTER (WHERE r.disposition = 'open') AS oldest_open,
                        count(*) FILTER (WHERE d.doc_id IS NOT NULL) AS searchable_n
                 FROM quarantine r LEFT JOIN documents d ON d.source = r.source AND d.doc_id = r.doc_id
                     AND d.state = 'searchable'
@@ -112,12 +114,30 @@ final class PlainQueries {
         this.db = db;
     }
 
-    static void createIndexes(Database db) throws SQLException {
-        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement()) {
+    /**
+     * Creates the indexes on a connection of its own, without the pool's socket timeout: at ten times the seed
+     * scale the partial index over 14 million documents takes longer than that.
+     */
+    static void createIndexes(EmbeddedPostgresService pg) throws SQLException {
+        try (Connection c = DriverManager.getConnection(pg.jdbcUrl(), pg.user(), pg.password());
+             Statement s = c.createStatement()) {
             for (String index : INDEXES) {
                 s.execute(index);
             }
             s.execute("VACUUM ANALYZE quarantine, documents");   // index-only scans need the visibility map
+        }
+    }
+
+    /**
+     * Deletes the write cells' records (sources {@code bench-*}) and their attempts, so that the plain queries are timed on the seed set alone, as the summary queries were (before the write cells).
+     * Runs with the summary triggers disabled: the summaries are stale by then anyway.
+     */
+    static void dropBenchRecords(Database db) throws SQLException {
+        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement()) {
+            s.execute("DELETE FROM quarantine_attempt a USING quarantine q WHERE q.dlq_id = a.dlq_id"
+                    + " AND q.source LIKE 'bench-%'");
+            s.execute("DELETE FROM quarantine WHERE source LIKE 'bench-%'");
+            s.execute("VACUUM ANALYZE quarantine, quarantine_attempt, documents");
         }
     }
 
