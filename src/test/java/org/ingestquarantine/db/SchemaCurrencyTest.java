@@ -33,7 +33,6 @@ class SchemaCurrencyTest extends PostgresTestBase {
 
     @Test
     void shouldNotFindItCurrentWhenTheRepeatableScriptChangedSinceItWasLastApplied() throws SQLException {
-        exec("CREATE TABLE history_copy AS SELECT * FROM flyway_schema_history");
         try {
             // as Flyway leaves it after applying an edited R__summaries.sql, then after applying it again as bundled
             exec("INSERT INTO flyway_schema_history (installed_rank, version, description, type, script, checksum,"
@@ -46,7 +45,6 @@ class SchemaCurrencyTest extends PostgresTestBase {
             assertThat(SchemaCurrency.isCurrent(dataSource())).isTrue();
         } finally {
             exec("DELETE FROM flyway_schema_history WHERE installed_rank IN (998, 999)");
-            exec("DROP TABLE history_copy");
         }
         assertThat(SchemaCurrency.isCurrent(dataSource())).isTrue();
     }
