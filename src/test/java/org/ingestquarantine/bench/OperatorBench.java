@@ -42,7 +42,8 @@ import org.ingestquarantine.testsupport.PostgresTestBase;
 
 /**
  * Benchmark (a program, not a test): times each operator query on the seed-scale data set and on larger
- * multiples of it, then the quarantine's write throughput through {@link QuarantineStore#record} (one record
+ * multiples of it, from the summary tables and as plain queries ({@link PlainQueries}), then the quarantine's write
+ * throughput (with the summary triggers, then without them and with the plain queries' indexes) through {@link QuarantineStore#record} (one record
  * per transaction, with a stack-trace object each, as the pipeline writes them), beside raw single-row upserts and
  * through routes/quarantine.camel.yaml loaded from the file. Embedded PostgreSQL in a
  * temporary folder. Arguments: scales (default {@code 1,10}), rounds per query (default 21), records written
