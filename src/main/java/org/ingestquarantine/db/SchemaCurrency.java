@@ -31,9 +31,10 @@ import javax.sql.DataSource;
  * Whether a database's schema is already exactly what the bundled migrations ({@code classpath:db/migration})
  * make it, so that start-up can skip Flyway (about 1.5 s of class loading and classpath scanning on an
  * existing data folder, measured by {@code bench/startup-bench}). "Exactly" is Flyway's own validation: every
- * bundled versioned script applied successfully with the same checksum, and nothing else applied. Anything
- * this check cannot tell (a repeatable or Java migration, an archive it cannot list, a missing history table,
- * a newer or failed migration, an edited script) answers "not current", and Flyway runs as before.
+ * bundled versioned script applied successfully with the same checksum, every bundled repeatable script
+ * ({@code R__summaries.sql}) last applied with its current checksum, and nothing else applied. Anything this check
+ * cannot tell (a Java migration, an archive it cannot list, a missing history table, a newer or failed migration,
+ * an edited script) answers "not current", and Flyway runs as before.
  *
  * <p>The checksum is Flyway's: CRC32 over the UTF-8 bytes of each line without its line break, a byte-order
  * mark removed ({@code org.flywaydb.core.internal.resolver.ChecksumCalculator}, Flyway 11);
@@ -44,6 +45,9 @@ final class SchemaCurrency {
     /** Where the migrations are, as Flyway's location {@code classpath:db/migration}. */
     static final String LOCATION = "db/migration";
     private static final Pattern VERSIONED = Pattern.compile("V([0-9][0-9_.]*)__.+\\.sql");
+    private static final Pattern REPEATABLE = Pattern.compile("R__(.+)\\.sql");
+    /** Prefixes a repeatable migration's description, its key among the versions. */
+    static final String REPEATABLE_KEY = "R:";
 
     private SchemaCurrency() {
     }
@@ -55,15 +59,20 @@ final class SchemaCurrency {
             return false;
         }
         try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
-             ResultSet rows = s.executeQuery("SELECT version, checksum, success, type FROM flyway_schema_history"
-                     + " WHERE type <> 'SCHEMA'")) {
+             ResultSet rows = s.executeQuery("SELECT version, description, checksum, success, type"
+                     + " FROM flyway_schema_history WHERE type <> 'SCHEMA' ORDER BY installed_rank")) {
             Map<String, Integer> applied = new HashMap<>();
             while (rows.next()) {
                 String version = rows.getString(1);
-                int checksum = rows.getInt(2);
+                int checksum = rows.getInt(3);
                 boolean noChecksum = rows.wasNull();
-                if (version == null || noChecksum || !rows.getBoolean(3) || !"SQL".equals(rows.getString(4))
-                        || applied.put(version, checksum) != null) {
+                if (noChecksum || !rows.getBoolean(4) || !"SQL".equals(rows.getString(5))) {
+                    return false;
+                }
+                if (version == null) {
+                    // a repeatable migration: Flyway applies it again when it changes; its last application counts
+                    applied.put(REPEATABLE_KEY + rows.getString(2), checksum);
+                } else if (applied.put(version, checksum) != null) {
                     return false;
                 }
             }
@@ -74,8 +83,9 @@ final class SchemaCurrency {
     }
 
     /**
-     * @return the bundled versioned migrations, Flyway's version text ({@code 6_1} is {@code 6.1}) to checksum;
-     *     empty when they cannot all be listed and read
+     * @return the bundled migrations to their checksums: a versioned one by Flyway's version text ({@code 6_1} is
+     *     {@code 6.1}), a repeatable one by {@value #REPEATABLE_KEY} and Flyway's description ({@code R__summaries.sql}
+     *     is {@code R:summaries}); empty when they cannot all be listed and read
      */
     static Optional<Map<String, Integer>> bundled() {
         try {
@@ -85,11 +95,17 @@ final class SchemaCurrency {
             while (locations.hasMoreElements()) {
                 for (String name : list(locations.nextElement())) {
                     Matcher m = VERSIONED.matcher(name);
-                    if (!m.matches()) {
-                        return Optional.empty();  // repeatable or other migrations: Flyway's business
+                    Matcher r = REPEATABLE.matcher(name);
+                    String key;
+                    if (m.matches()) {
+                        key = m.group(1).replace('_', '.');
+                    } else if (r.matches()) {
+                        key = REPEATABLE_KEY + r.group(1).replace('_', ' ');
+                    } else {
+                        return Optional.empty();  // other migrations: Flyway's business
                     }
                     try (InputStream in = loader.getResourceAsStream(LOCATION + "/" + name)) {
-                        if (in == null || scripts.put(m.group(1).replace('_', '.'), checksum(in)) != null) {
+                        if (in == null || scripts.put(key, checksum(in)) != null) {
                             return Optional.empty();
                         }
                     }

@@ -42,7 +42,8 @@ import org.ingestquarantine.testsupport.PostgresTestBase;
 
 /**
  * Benchmark (a program, not a test): times each operator query on the seed-scale data set and on larger
- * multiples of it, then the quarantine's write throughput through {@link QuarantineStore#record} (one record
+ * multiples of it, from the summary tables and as plain queries ({@link PlainQueries}), then the quarantine's write
+ * throughput (with the summary triggers, then without them and with the plain queries' indexes) through {@link QuarantineStore#record} (one record
  * per transaction, with a stack-trace object each, as the pipeline writes them), beside raw single-row upserts and
  * through routes/quarantine.camel.yaml loaded from the file. Embedded PostgreSQL in a
  * temporary folder. Arguments: scales (default {@code 1,10}), rounds per query (default 21), records written
@@ -74,6 +75,7 @@ public final class OperatorBench {
                 QuarantineStore store = new QuarantineStore(db.dataSource(), payloads, Clock.systemUTC());
                 OperatorService service = new OperatorService(db.dataSource(), store, payloads, Clock.systemUTC());
                 String ref = "demo-contracts/doc/00000001.pdf";
+                System.out.println("  today: the questions through OperatorService, reading the summary tables:");
                 time("stats", rounds, () -> service.stats(null));
                 time("stats --source", rounds, () -> service.stats("demo-scans"));
                 time("cohorts", rounds, () -> service.cohorts(null, null, null));
@@ -81,58 +83,81 @@ public final class OperatorBench {
                 time("coverage", rounds, service::coverage);
                 time("show", rounds, () -> service.show(ref));
                 time("overdue 90d", rounds, () -> service.overdue(Duration.ofDays(90)));
-                if (scale == scales.get(0)) {
-                    if (Boolean.getBoolean("bench.no-summary-triggers")) {
-                        // an experiment only (what the summary triggers cost per record); the summaries go stale
-                        try (java.sql.Connection c = db.dataSource().getConnection();
-                             java.sql.Statement st = c.createStatement()) {
-                            st.execute("ALTER TABLE quarantine DISABLE TRIGGER quarantine_summary_insert");
-                            st.execute("ALTER TABLE quarantine DISABLE TRIGGER quarantine_summary_update");
-                        }
-                        System.out.println("  (summary triggers disabled: -Dbench.no-summary-triggers=true)");
-                    }
-                    // side by side in one run: raw single-row upserts, QuarantineStore.record, the YAML route
-                    Map<String, double[]> rates = new java.util.LinkedHashMap<>();
-                    Map<String, String[]> cpu = new java.util.LinkedHashMap<>();
-                    int[] writerCounts = {1, 4, 8};
-                    CpuMeter meter = new CpuMeter(dir.resolve("postgres"));
-                    // warm-up, not reported: each path once with 2 writers (keys of their own), so that the JIT's
-                    // compilation of the write paths is not charged to whichever cell runs first (the 1-writer one)
-                    int warmUp = Integer.getInteger("bench.warm-up-records", writes);
-                    if (warmUp > 0) {
-                        System.out.printf(Locale.ROOT, "  warm-up (%d records per path, 2 writers, not reported):%n",
-                                warmUp);
-                        rawUpsertThroughput(db, warmUp, 2);
-                        writeThroughput(store, warmUp, 2);
-                        routeWriteThroughput(db, store, warmUp, 2);
-                    }
-                    for (int w = 0; w < writerCounts.length; w++) {
-                        int writers = writerCounts[w];
-                        int cell = w;
-                        Map<String, Callable<Double>> paths = new java.util.LinkedHashMap<>();
-                        paths.put("raw single-row upsert", () -> rawUpsertThroughput(db, writes, writers));
-                        paths.put("QuarantineStore.record", () -> writeThroughput(store, writes, writers));
-                        paths.put("routes/quarantine.camel.yaml", () -> routeWriteThroughput(db, store, writes, writers));
-                        for (Map.Entry<String, Callable<Double>> path : paths.entrySet()) {
-                            CpuMeter.Reading before = meter.read();
-                            rates.computeIfAbsent(path.getKey(), k -> new double[writerCounts.length])[cell] =
-                                    path.getValue().call();
-                            cpu.computeIfAbsent(path.getKey(), k -> new String[writerCounts.length])[cell] =
-                                    meter.read().since(before, writes);
-                        }
-                    }
-                    System.out.printf(Locale.ROOT, "  records/s, one record per transaction (%d records each):%n", writes);
-                    System.out.printf(Locale.ROOT, "  %-30s %10s %10s %10s%n", "path", "1 writer", "4 writers", "8 writers");
-                    rates.forEach((path, r) -> System.out.printf(Locale.ROOT, "  %-30s %10.0f %10.0f %10.0f%n", path,
-                            r[0], r[1], r[2]));
-                    System.out.printf(Locale.ROOT, "  CPU ms per record, JVM + PostgreSQL (machine busy %%), 2 cores:%n");
-                    cpu.forEach((path, c) -> System.out.printf(Locale.ROOT, "  %-30s %s | %s | %s%n", path,
-                            c[0], c[1], c[2]));
+                boolean writeCells = writes > 0 && scale == scales.get(0);
+                if (writeCells) {
+                    // side by side in one run: raw single-row upserts, QuarantineStore.record and the YAML route on
+                    // today's schema (summary triggers), then the two quarantine paths again without the triggers
+                    // and with the plain queries' indexes (what dropping the summaries would leave a write)
+                    writeCells(db, store, dir, writes, false);
                 }
+                PlainQueries.createIndexes(pg);
+                if (writeCells) {
+                    PlainQueries.disableSummaryTriggers(db);
+                    System.out.println("  (summary triggers disabled, plain queries' indexes created: the summaries"
+                            + " go stale from here)");
+                    writeCells(db, store, dir, writes, true);
+                    PlainQueries.dropBenchRecords(db);
+                }
+                PlainQueries plain = new PlainQueries(db);
+                System.out.println("  plain GROUP BY queries over quarantine / documents (no summary tables):");
+                time("stats", rounds, () -> plain.stats(null));
+                time("stats --source", rounds, () -> plain.stats("demo-scans"));
+                time("cohorts", rounds, () -> plain.cohorts(null, null));
+                time("cohorts --class", rounds, () -> plain.cohorts(null, "resource_fatal"));
+                time("coverage", rounds, plain::coverage);
+                time("overdue 90d", rounds, () -> plain.overdue(Duration.ofDays(90)));
+                plain.explain(System.out);
             } finally {
                 PostgresTestBase.deleteTree(dir);
             }
         }
+    }
+
+    /**
+     * The write cells: records/s and CPU per record at 1, 4 and 8 writers, each path writing its own new keys of
+     * one cohort (a poison storm). {@code plain}: only the two quarantine paths, labelled as written without the
+     * summary triggers.
+     */
+    private static void writeCells(Database db, QuarantineStore store, Path dir, int writes, boolean plain)
+            throws Exception {
+        String tag = plain ? ", no summary triggers" : "";
+        Map<String, double[]> rates = new java.util.LinkedHashMap<>();
+        Map<String, String[]> cpu = new java.util.LinkedHashMap<>();
+        int[] writerCounts = {1, 4, 8};
+        CpuMeter meter = new CpuMeter(dir.resolve("postgres"));
+        // warm-up, not reported: each path once with 2 writers (keys of their own), so that the JIT's
+        // compilation of the write paths is not charged to whichever cell runs first (the 1-writer one)
+        int warmUp = plain ? 0 : Integer.getInteger("bench.warm-up-records", writes);
+        if (warmUp > 0) {
+            System.out.printf(Locale.ROOT, "  warm-up (%d records per path, 2 writers, not reported):%n", warmUp);
+            rawUpsertThroughput(db, warmUp, 2, "warm");
+            writeThroughput(store, warmUp, 2, "warm");
+            routeWriteThroughput(db, store, warmUp, 2, "warm");
+        }
+        String round = plain ? "plain" : "today";
+        for (int w = 0; w < writerCounts.length; w++) {
+            int writers = writerCounts[w];
+            int cell = w;
+            Map<String, Callable<Double>> paths = new java.util.LinkedHashMap<>();
+            if (!plain) {
+                paths.put("raw single-row upsert", () -> rawUpsertThroughput(db, writes, writers, round));
+            }
+            paths.put("QuarantineStore.record" + tag, () -> writeThroughput(store, writes, writers, round));
+            paths.put("quarantine.camel.yaml" + tag, () -> routeWriteThroughput(db, store, writes, writers, round));
+            for (Map.Entry<String, Callable<Double>> path : paths.entrySet()) {
+                CpuMeter.Reading before = meter.read();
+                rates.computeIfAbsent(path.getKey(), k -> new double[writerCounts.length])[cell] =
+                        path.getValue().call();
+                cpu.computeIfAbsent(path.getKey(), k -> new String[writerCounts.length])[cell] =
+                        meter.read().since(before, writes);
+            }
+        }
+        System.out.printf(Locale.ROOT, "  records/s, one record per transaction (%d records each):%n", writes);
+        System.out.printf(Locale.ROOT, "  %-44s %10s %10s %10s%n", "path", "1 writer", "4 writers", "8 writers");
+        rates.forEach((path, r) -> System.out.printf(Locale.ROOT, "  %-44s %10.0f %10.0f %10.0f%n", path,
+                r[0], r[1], r[2]));
+        System.out.printf(Locale.ROOT, "  CPU ms per record, JVM + PostgreSQL (machine busy %%), 2 cores:%n");
+        cpu.forEach((path, c) -> System.out.printf(Locale.ROOT, "  %-44s %s | %s | %s%n", path, c[0], c[1], c[2]));
     }
 
     private static void time(String name, int rounds, Runnable query) {
@@ -155,7 +180,8 @@ public final class OperatorBench {
      * to the payload store), the {@code sql:} endpoint running {@value QuarantineStore#RECORD_SQL} as
      * routes/quarantine.camel.yaml does (with its parse-once strategy and parameter count), then {@link QuarantineRecorder#committed}; one record per transaction.
      */
-    private static double routeWriteThroughput(Database db, QuarantineStore store, int records, int writers)
+    private static double routeWriteThroughput(Database db, QuarantineStore store, int records, int writers,
+            String round)
             throws Exception {
         try (DefaultCamelContext camel = new DefaultCamelContext()) {
             camel.getRegistry().bind("dataSource", db.dataSource());
@@ -196,9 +222,9 @@ public final class OperatorBench {
                     e.setProperty(Exchange.EXCEPTION_CAUGHT, failure);
                     e.setProperty(PipelineKeys.FAILURE, new Classification(ErrorClass.AMBIGUOUS_PARSE,
                             "bench", failure));
-                    e.setProperty(PipelineKeys.MESSAGE, new IngestMessage("bench-route-w" + writers,
+                    e.setProperty(PipelineKeys.MESSAGE, new IngestMessage("bench-route-" + round + "-w" + writers,
                             "doc-" + n, URI.create("file:///bench/doc-" + n), "v1", null, null));
-                    e.setProperty(PipelineKeys.DELIVERY_KEY, "bench-route/" + writers + "/" + n);
+                    e.setProperty(PipelineKeys.DELIVERY_KEY, "bench-route/" + round + "/" + writers + "/" + n);
                     e.setProperty(PipelineKeys.DELIVERY_COUNT, 1);
                     e.setProperty(PipelineKeys.STAGE, "parse");
                 });
@@ -236,7 +262,7 @@ public final class OperatorBench {
     }
 
     /** The floor: one single-row upsert per transaction (autocommit) through the same pool, new keys. */
-    private static double rawUpsertThroughput(Database db, int records, int writers) throws Exception {
+    private static double rawUpsertThroughput(Database db, int records, int writers, String round) throws Exception {
         try (java.sql.Connection c = db.dataSource().getConnection(); java.sql.Statement st = c.createStatement()) {
             st.execute("CREATE TABLE IF NOT EXISTS bench_raw (k text PRIMARY KEY, v text, n integer NOT NULL)");
         }
@@ -245,7 +271,7 @@ public final class OperatorBench {
         double seconds = writeConcurrently(records, writers, n -> {
             try (java.sql.Connection c = db.dataSource().getConnection();
                  java.sql.PreparedStatement s = c.prepareStatement(sql)) {
-                s.setString(1, "raw-w" + writers + "-" + n);
+                s.setString(1, "raw-" + round + "-w" + writers + "-" + n);
                 s.setString(2, "seeded " + n);
                 s.executeUpdate();
             }
@@ -255,13 +281,13 @@ public final class OperatorBench {
         return records / seconds;
     }
 
-    private static double writeThroughput(QuarantineStore store, int records, int writers) throws Exception {
+    private static double writeThroughput(QuarantineStore store, int records, int writers, String round) throws Exception {
         String trace = "java.lang.IllegalStateException: seeded\n\tat org.example.Bench.write(Bench.java:1)\n";
         double seconds = writeConcurrently(records, writers, i ->
-                store.record(FailureEvidence.builder("bench-w" + writers, "doc-" + i).errorClass(ErrorClass.AMBIGUOUS_PARSE)
+                store.record(FailureEvidence.builder("bench-" + round + "-w" + writers, "doc-" + i).errorClass(ErrorClass.AMBIGUOUS_PARSE)
                         .errorType("java.lang.IllegalStateException").errorMessage("seeded " + i)
                         .errorFingerprint("benchfp").stackTrace(trace + i).parserVersion("bench")
-                        .deliveryKey("bench/" + writers + "/" + i).deliveryCount(1).build()));
+                        .deliveryKey("bench/" + round + "/" + writers + "/" + i).deliveryCount(1).build()));
         System.out.printf(Locale.ROOT, "  quarantine writes, %d writer(s): %d records in %.2f s = %.0f records/s%n",
                 writers, records, seconds, records / seconds);
         return records / seconds;

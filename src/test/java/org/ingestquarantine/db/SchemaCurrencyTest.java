@@ -16,7 +16,7 @@ class SchemaCurrencyTest extends PostgresTestBase {
 
     @Test
     void shouldFindTheSchemaFlywayMigratedCurrent() {
-        assertThat(SchemaCurrency.bundled()).get().satisfies(m -> assertThat(m).containsKeys("1", "6.1", "8"));
+        assertThat(SchemaCurrency.bundled()).get().satisfies(m -> assertThat(m).containsKeys("1", "6.1", "8", "R:summaries"));
         assertThat(SchemaCurrency.isCurrent(dataSource())).isTrue();
     }
 
@@ -27,6 +27,24 @@ class SchemaCurrencyTest extends PostgresTestBase {
             assertThat(SchemaCurrency.isCurrent(dataSource())).isFalse();
         } finally {
             exec("UPDATE flyway_schema_history SET checksum = checksum - 1 WHERE version = '2'");
+        }
+        assertThat(SchemaCurrency.isCurrent(dataSource())).isTrue();
+    }
+
+    @Test
+    void shouldNotFindItCurrentWhenTheRepeatableScriptChangedSinceItWasLastApplied() throws SQLException {
+        try {
+            // as Flyway leaves it after applying an edited R__summaries.sql, then after applying it again as bundled
+            exec("INSERT INTO flyway_schema_history (installed_rank, version, description, type, script, checksum,"
+                    + " installed_by, execution_time, success) SELECT 998, NULL, description, type, script,"
+                    + " checksum + 1, installed_by, 1, true FROM flyway_schema_history WHERE script = 'R__summaries.sql'");
+            assertThat(SchemaCurrency.isCurrent(dataSource())).isFalse();
+            exec("INSERT INTO flyway_schema_history (installed_rank, version, description, type, script, checksum,"
+                    + " installed_by, execution_time, success) SELECT 999, NULL, description, type, script,"
+                    + " checksum - 1, installed_by, 1, true FROM flyway_schema_history WHERE installed_rank = 998");
+            assertThat(SchemaCurrency.isCurrent(dataSource())).isTrue();
+        } finally {
+            exec("DELETE FROM flyway_schema_history WHERE installed_rank IN (998, 999)");
         }
         assertThat(SchemaCurrency.isCurrent(dataSource())).isTrue();
     }

@@ -47,7 +47,7 @@ public final class MigrationSchema implements AutoCloseable {
      */
     public static String newestBefore(DataSource dataSource, String before) {
         return java.util.Arrays.stream(flyway(dataSource, "public").load().info().all())
-                .map(m -> m.getVersion()).filter(v -> !v.isAtLeast(before))
+                .map(m -> m.getVersion()).filter(v -> v != null && !v.isAtLeast(before))  // null: R__
                 .max(MigrationVersion::compareTo).orElseThrow().getVersion();
     }
 
