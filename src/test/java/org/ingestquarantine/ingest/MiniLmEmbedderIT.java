@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
  * vectors stay comparable), embeds every word piece of a longer chunk, on real chunks: the sample PDFs and, where the shared corpus is beside
  * the repository, a few of its documents; and counts tokens as langchain4j's estimator did.
  */
-class MiniLmEmbedderTest {
+class MiniLmEmbedderIT {
 
     /** Corpus documents of several kinds: a paper, a protected report, a code listing, a form, an EU text. */
     private static final List<String> CORPUS_FILES = List.of("c0012.pdf", "c0018.pdf", "c0023.pdf", "c0031.pdf",

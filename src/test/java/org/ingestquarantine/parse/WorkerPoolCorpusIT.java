@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
  * Ensures every real-world file of the shared corpus gets the outcome its MANIFEST.tsv expects, through the
  * worker pool. The corpus lives beside the repository ({@link Corpus}).
  */
-class CorpusTest {
+class WorkerPoolCorpusIT {
 
     /**
      * Rows where we believe the manifest's expected_reason is not the best answer, with our reason.

@@ -16,7 +16,7 @@ import software.amazon.awssdk.services.sqs.model.Message;
  * Ensures a message published to the embedded SQS server and not yet consumed survives a restart on the same data
  * folder, in that folder's store and no other.
  */
-class EmbeddedSqsServerTest {
+class EmbeddedSqsServerIT {
 
     private static final Path CONFIGS = Path.of("broker-configs", "sqs");
 

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Ensures the worker pool gives the in-process results, rebuilds failures faithfully and survives deaths. */
-class WorkerPoolParserTest {
+class WorkerPoolParserIT {
 
     @TempDir
     static Path folder;

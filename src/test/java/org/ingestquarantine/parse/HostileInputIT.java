@@ -26,7 +26,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-class HostileInputTest {
+class HostileInputIT {
 
     private static final long PARENT_HEAP_GROWTH_BOUND = 48L * 1024 * 1024;
 
