@@ -38,7 +38,7 @@ import javax.sql.DataSource;
  *
  * <p>The checksum is Flyway's: CRC32 over the UTF-8 bytes of each line without its line break, a byte-order
  * mark removed ({@code org.flywaydb.core.internal.resolver.ChecksumCalculator}, Flyway 11);
- * {@code SchemaCurrencyTest} pins that the two agree.
+ * {@code SchemaCurrencyIT} pins that the two agree.
  */
 final class SchemaCurrency {
 

@@ -41,8 +41,8 @@ class LongDocumentIT {
 
     private static final Duration WAIT = Duration.ofSeconds(180);
     /** How long the source takes to send the document's body. */
-    private static final Duration DRIP = Duration.ofSeconds(30);
-    private static final int DRIP_CHUNKS = 30;
+    private static final Duration DRIP = Duration.ofSeconds(20);
+    private static final int DRIP_CHUNKS = 20;
 
     @TempDir
     Path data;

@@ -43,7 +43,7 @@ class KafkaDeadLetterOutboxIT extends PostgresTestBase {
                 kafka.kill();
                 byte[] key = {(byte) 0xff, 0x00, (byte) 0xc3};
                 byte[] value = {(byte) 0xfe, (byte) 0xff, 0x00, 0x7b, (byte) 0x80};
-                // as the quarantine record's statement writes it (KafkaDeadLetterCopyTest)
+                // as the quarantine record's statement writes it (KafkaDeadLetterCopyIT)
                 new Jdbc(dataSource()).update("INSERT INTO kafka_dlq_outbox (topic, record_key, record_value, headers,"
                         + " created_at) VALUES (?, ?, ?, CAST(? AS jsonb), now())", DLQ, key, value,
                         "{\"" + KafkaDeadLetters.DLQ_ID + "\": \"01TEST\"}");
