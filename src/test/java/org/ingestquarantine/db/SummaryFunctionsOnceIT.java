@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
  * runs that file's copy of each, and no versioned migration after V28 restates one (V6, V11 and V17 did, and stay
  * as applied for Flyway's checksums).
  */
-class SummaryFunctionsOnceTest extends PostgresTestBase {
+class SummaryFunctionsOnceIT extends PostgresTestBase {
 
     private static final Path MIGRATIONS = Path.of("src/main/resources/db/migration");
     private static final Pattern FUNCTION = Pattern.compile(
