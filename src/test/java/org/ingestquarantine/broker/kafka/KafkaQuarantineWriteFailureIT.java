@@ -7,7 +7,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.camel.builder.AdviceWith;
 import org.ingestquarantine.db.EmbeddedPostgresService;
 import org.ingestquarantine.delivery.ConsumerCircuitBreaker;
 import org.ingestquarantine.failure.ErrorClass;
@@ -15,6 +14,7 @@ import org.ingestquarantine.quarantine.QuarantineAttempt;
 import org.ingestquarantine.quarantine.QuarantineRecord;
 import org.ingestquarantine.scenarios.KafkaFixture;
 import org.ingestquarantine.testsupport.Corpus;
+import org.ingestquarantine.testsupport.QuarantineWriteOutage;
 import org.ingestquarantine.testsupport.SqlCount;
 import org.ingestquarantine.testsupport.TestPipeline;
 import org.junit.jupiter.api.Test;
@@ -38,13 +38,8 @@ class KafkaQuarantineWriteFailureIT {
         try (TestPipeline pipeline = TestPipeline.start(data, new KafkaFixture(), Map.of())) {
             EmbeddedPostgresService postgres = pipeline.postgres();
             ConsumerCircuitBreaker breaker = pipeline.app().bean("consumerCircuitBreaker", ConsumerCircuitBreaker.class);
-            AtomicInteger quarantineRuns = new AtomicInteger();
             // the first time the quarantine route runs, the database goes away under it
-            AdviceWith.adviceWith(pipeline.app().context(), "quarantine", a -> a.weaveAddFirst().process(exchange -> {
-                if (quarantineRuns.incrementAndGet() == 1) {
-                    postgres.stop();
-                }
-            }));
+            AtomicInteger quarantineRuns = QuarantineWriteOutage.stopDatabaseAtFirstWrites(pipeline, 1);
 
             String key = pipeline.publishFile("it", "html.pdf", Corpus.file("c0066.pdf"));
 
