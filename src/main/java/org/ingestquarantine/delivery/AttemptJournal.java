@@ -60,8 +60,18 @@ public final class AttemptJournal {
     /** Closes not yet written because the database was unreachable, by attempt id. */
     private final Map<Long, UnwrittenClose> unwritten = new ConcurrentHashMap<>();
 
-    private record UnwrittenClose(AttemptOutcome outcome, Instant closedAt) {
+    private record UnwrittenClose(AttemptOutcome outcome, Instant closedAt, String stage) {
     }
+
+    /**
+     * The journal stage of an attempt closed as released because its failure's quarantine record could not be
+     * committed ({@link #closeRecordNotWritten}: the store unreachable). Such an attempt decided its message's
+     * outcome but could not record it, so the next delivery is the same delivery tried again: where the journal is
+     * the delivery counter (Kafka, RabbitMQ: {@link #admit} with no count, {@link #attempts}) it is not counted as
+     * one. No route step can take the name (a step id is a stage): it is not an identifier a route would give. The
+     * admitting statement spells it out.
+     */
+    public static final String RECORD_NOT_WRITTEN_STAGE = "record_not_written";
 
     private record StageMark(String stage, Instant at) {
     }
@@ -172,10 +182,13 @@ public final class AttemptJournal {
             throw new IllegalArgumentException("deliveryCount starts at 1, was " + deliveryCount);
         }
         writeUnwrittenCloses();
-        // n: the count given, or (Kafka) the attempts journalled so far + 1, read before this one is opened
+        // n: the count given, or (Kafka, RabbitMQ) the attempts journalled so far + 1, read before this one is opened,
+        // less those released because their quarantine record could not be written (RECORD_NOT_WRITTEN_STAGE)
         String sql = """
                 WITH n AS (
-                    SELECT coalesce(?::int, (SELECT count(*)::int + 1 FROM attempt_journal WHERE delivery_key = ?))
+                    SELECT coalesce(?::int, (SELECT count(*)::int + 1 FROM attempt_journal WHERE delivery_key = ?
+                                             AND (outcome IS DISTINCT FROM 'released'
+                                                  OR stage IS DISTINCT FROM 'record_not_written')))
                         AS delivery_count
                 ), open AS (
                     SELECT attempt_id, stage, started_at,
@@ -304,21 +317,41 @@ public final class AttemptJournal {
      * @throws java.util.NoSuchElementException if there is no such attempt
      */
     public void close(long attemptId, AttemptOutcome outcome) {
+        close(attemptId, outcome, null);
+    }
+
+    /**
+     * Closes as released an attempt whose failure's quarantine record could not be committed (the store
+     * unreachable), at stage {@value #RECORD_NOT_WRITTEN_STAGE}: its message's outcome was decided but not recorded,
+     * so where the journal counts deliveries the next delivery is not counted as another one ({@link #attempts}):
+     * a document is not charged a delivery for the outage, and its record counts the deliveries it failed. Kept and
+     * written later as {@link #close(long, AttemptOutcome)} is when the database cannot be reached.
+     *
+     * @param attemptId an id from {@link #admit} or {@link #open}
+     * @throws java.util.NoSuchElementException if there is no such attempt
+     */
+    public void closeRecordNotWritten(long attemptId) {
+        close(attemptId, AttemptOutcome.RELEASED, RECORD_NOT_WRITTEN_STAGE);
+    }
+
+    private void close(long attemptId, AttemptOutcome outcome, String stage) {
         Instant closedAt = clock.instant().truncatedTo(ChronoUnit.MICROS);
         try {
-            writeClose(attemptId, outcome, closedAt);
+            writeClose(attemptId, outcome, closedAt, stage);
             live.remove(attemptId);
             marks.remove(attemptId);
         } catch (JournalWriteException e) {
-            unwritten.put(attemptId, new UnwrittenClose(outcome, closedAt));
+            // a second close of the same attempt (the broker adapter's release) keeps the stage the first gave
+            unwritten.merge(attemptId, new UnwrittenClose(outcome, closedAt, stage), (kept, again) ->
+                    again.stage() == null ? new UnwrittenClose(again.outcome(), again.closedAt(), kept.stage()) : again);
             LOG.warn("attempt {} closed as {} but not written (PostgreSQL unreachable); it is written before the"
                     + " next death count", attemptId, outcome.code());
         }
     }
 
-    private void writeClose(long attemptId, AttemptOutcome outcome, Instant closedAt) {
-        // the stage the attempt last entered, if no beat has written it yet, goes with the close
-        StageMark mark = marks.get(attemptId);
+    /** @param stage the stage to close at, or null: the one it last entered, if no beat has written it yet */
+    private void writeClose(long attemptId, AttemptOutcome outcome, Instant closedAt, String stage) {
+        StageMark mark = stage != null ? new StageMark(stage, closedAt) : marks.get(attemptId);
         String sql = "UPDATE attempt_journal SET outcome = ?, closed_at = ?, stage = coalesce(?, stage),"
                 + " stage_at = coalesce(?, stage_at) WHERE attempt_id = ?";
         try {
@@ -338,7 +371,7 @@ public final class AttemptJournal {
     private void writeUnwrittenCloses() {
         for (Map.Entry<Long, UnwrittenClose> e : unwritten.entrySet()) {
             try {
-                writeClose(e.getKey(), e.getValue().outcome(), e.getValue().closedAt());
+                writeClose(e.getKey(), e.getValue().outcome(), e.getValue().closedAt(), e.getValue().stage());
             } catch (NoSuchElementException gone) {
                 // nothing left to close
             }
@@ -514,11 +547,14 @@ public final class AttemptJournal {
 
     /**
      * @param deliveryKey broker message identity
-     * @return all attempts ever started for the key, closed or not; 0 if none
+     * @return all attempts ever started for the key, closed or not, less those released because their quarantine
+     *     record could not be written ({@link #RECORD_NOT_WRITTEN_STAGE}: the next delivery is the same one tried
+     *     again); 0 if none
      * @throws JournalWriteException if the database fails
      */
     public int attempts(String deliveryKey) {
-        String sql = "SELECT count(*) FROM attempt_journal WHERE delivery_key = ?";
+        String sql = "SELECT count(*) FROM attempt_journal WHERE delivery_key = ?"
+                + " AND (outcome IS DISTINCT FROM 'released' OR stage IS DISTINCT FROM '" + RECORD_NOT_WRITTEN_STAGE + "')";
         try {
             return jdbc.queryFirst(sql, rs -> rs.getInt(1), deliveryKey).orElse(0);
         } catch (SQLException e) {

@@ -203,10 +203,16 @@ public final class FailureDisposition {
      * goes back to the broker as after a transient failure, so this gives the transient class's back-off at
      * this delivery count, and logs one line.
      *
+     * <p>It marks the delivery {@link PipelineKeys#RECORD_NOT_WRITTEN}, so that its release closes its attempt as
+     * the same delivery to be tried again ({@link AttemptJournal#closeRecordNotWritten}): where the journal counts
+     * deliveries (Kafka, RabbitMQ) the next one is not counted as another, and the document is not charged a delivery
+     * its record would then show for the outage.
+     *
      * @param exchange the delivery, with the write failure in {@link Exchange#EXCEPTION_CAUGHT}; afterwards
      *     {@link PipelineKeys#BACKOFF} holds the back-off before the redelivery
      */
     public void recordNotWritten(Exchange exchange) {
+        exchange.setProperty(PipelineKeys.RECORD_NOT_WRITTEN, Boolean.TRUE);
         Duration delay = policies.forClass(ErrorClass.TRANSIENT).backoffBefore(count(exchange));
         exchange.setProperty(PipelineKeys.BACKOFF, delay);
         Throwable failure = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);

@@ -114,11 +114,20 @@ public final class Outcomes {
      * @param exchange a delivery handed back to the broker for a later redelivery; closed as
      *     {@link AttemptOutcome#PIPELINE_FAULT} when a fault of our own route failed it, as
      *     {@link AttemptOutcome#STORM_PAUSED} when its source was paused ({@link SourcePausedException}): no budget
-     *     counts either
+     *     counts either; closed as the same delivery to be tried again when its quarantine record could not be written
+     *     ({@link AttemptJournal#closeRecordNotWritten})
      */
     public void released(Exchange exchange) {
         if (exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class) instanceof SourcePausedException) {
             close(exchange, AttemptOutcome.STORM_PAUSED);
+            return;
+        }
+        if (Boolean.TRUE.equals(exchange.getProperty(PipelineKeys.RECORD_NOT_WRITTEN, Boolean.class))) {
+            // decided, not recorded: the next delivery is this one tried again, not another (AttemptJournal)
+            Long attemptId = exchange.getProperty(PipelineKeys.ATTEMPT_ID, Long.class);
+            if (attemptId != null) {
+                journal.closeRecordNotWritten(attemptId);
+            }
             return;
         }
         Classification c = exchange.getProperty(PipelineKeys.FAILURE, Classification.class);

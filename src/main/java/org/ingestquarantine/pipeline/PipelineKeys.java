@@ -37,6 +37,12 @@ public final class PipelineKeys {
      * {@link #PIPELINE_FAULTS} are (an {@code Integer}, 0 when none).
      */
     public static final String STORM_PAUSES = "iqStormPauses";
+    /**
+     * Set ({@code Boolean.TRUE}) on a delivery whose failure's quarantine record could not be committed
+     * ({@code delivery.FailureDisposition#recordNotWritten}): its release closes the attempt so that the journal does
+     * not count the next delivery as another one ({@code delivery.AttemptJournal#closeRecordNotWritten}).
+     */
+    public static final String RECORD_NOT_WRITTEN = "iqRecordNotWritten";
     /** The stage the document is in: receive, then the route's step ids (preflight, fetch, parse, ...). */
     public static final String STAGE = "iqStage";
     /**

@@ -236,6 +236,31 @@ class AttemptJournalIT extends PostgresTestBase {
                 .isEqualTo(5);
     }
 
+    @Test
+    void shouldNotCountADeliveryWhoseQuarantineRecordWasNotWrittenAsAnother() {
+        AttemptJournal.Admission first = journal.admit("k21", "folder", "not-pdf.pdf", null, 2);
+        journal.stage(first.attemptId(), "parse");
+        // its failure decided (quarantine), the record's statement failed: the database went away under it
+        postgres.stop();
+        try {
+            journal.closeRecordNotWritten(first.attemptId());
+            // the broker adapter's release closes it again: the kept close keeps its stage
+            journal.close(first.attemptId(), AttemptOutcome.RELEASED);
+        } finally {
+            postgres.start();
+        }
+        AttemptJournal.Admission again = await().atMost(Duration.ofSeconds(30))
+                .ignoreException(JournalWriteException.class)
+                .until(() -> journal.admit("k21", "folder", "not-pdf.pdf", null, 2), Objects::nonNull);
+
+        assertThat(again.deliveryCount()).as("the same delivery tried again, not a second one").isEqualTo(1);
+        assertThat(again.open().deaths()).as("closed while the database was down: no death").isEqualTo(Deaths.NONE);
+        assertThat(again.settled()).isFalse();
+        journal.close(again.attemptId(), AttemptOutcome.RELEASED);
+        assertThat(journal.attempts("k21")).as("an ordinary release counts").isEqualTo(1);
+        assertThat(journal.admit("k21", "folder", "not-pdf.pdf", null, 2).deliveryCount()).isEqualTo(2);
+    }
+
     private int countOf(long attemptId) throws Exception {
         try (var c = dataSource().getConnection();
              var s = c.prepareStatement("SELECT delivery_count FROM attempt_journal WHERE attempt_id = ?")) {

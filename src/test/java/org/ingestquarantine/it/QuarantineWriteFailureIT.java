@@ -8,13 +8,13 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.camel.builder.AdviceWith;
 import org.ingestquarantine.db.EmbeddedPostgresService;
 import org.ingestquarantine.delivery.ConsumerCircuitBreaker;
 import org.ingestquarantine.failure.ErrorClass;
 import org.ingestquarantine.quarantine.QuarantineAttempt;
 import org.ingestquarantine.quarantine.QuarantineRecord;
 import org.ingestquarantine.testsupport.Corpus;
+import org.ingestquarantine.testsupport.QuarantineWriteOutage;
 import org.ingestquarantine.testsupport.SqlCount;
 import org.ingestquarantine.testsupport.TestPipeline;
 import org.junit.jupiter.api.Test;
@@ -45,13 +45,8 @@ class QuarantineWriteFailureIT {
         try (TestPipeline pipeline = TestPipeline.start(data, longVisibility())) {
             EmbeddedPostgresService postgres = pipeline.postgres();
             ConsumerCircuitBreaker breaker = pipeline.app().bean("consumerCircuitBreaker", ConsumerCircuitBreaker.class);
-            AtomicInteger quarantineRuns = new AtomicInteger();
             // the first time the quarantine route runs, the database goes away under it
-            AdviceWith.adviceWith(pipeline.app().context(), "quarantine", a -> a.weaveAddFirst().process(exchange -> {
-                if (quarantineRuns.incrementAndGet() == 1) {
-                    postgres.stop();
-                }
-            }));
+            AtomicInteger quarantineRuns = QuarantineWriteOutage.stopDatabaseAtFirstWrites(pipeline, 1);
 
             String key = pipeline.publishFile("it", "html.pdf", Corpus.file("c0066.pdf"));
 
@@ -94,13 +89,8 @@ class QuarantineWriteFailureIT {
         try (TestPipeline pipeline = TestPipeline.start(data, longVisibility())) {
             EmbeddedPostgresService postgres = pipeline.postgres();
             ConsumerCircuitBreaker breaker = pipeline.app().bean("consumerCircuitBreaker", ConsumerCircuitBreaker.class);
-            AtomicInteger quarantineRuns = new AtomicInteger();
             // two outages in a row, each under a quarantine write: the consumer never dies
-            AdviceWith.adviceWith(pipeline.app().context(), "quarantine", a -> a.weaveAddFirst().process(exchange -> {
-                if (quarantineRuns.incrementAndGet() <= 2) {
-                    postgres.stop();
-                }
-            }));
+            AtomicInteger quarantineRuns = QuarantineWriteOutage.stopDatabaseAtFirstWrites(pipeline, 2);
 
             String key = pipeline.publishFile("it", "html.pdf", Corpus.file("c0066.pdf"));
             for (int outage = 1; outage <= 2; outage++) {

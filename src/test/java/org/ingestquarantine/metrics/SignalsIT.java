@@ -10,11 +10,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.camel.builder.AdviceWith;
 import org.ingestquarantine.app.AppConfiguration;
 import org.ingestquarantine.db.EmbeddedPostgresService;
 import org.ingestquarantine.db.Jdbc;
 import org.ingestquarantine.delivery.ConsumerCircuitBreaker;
+import org.ingestquarantine.testsupport.QuarantineWriteOutage;
 import org.ingestquarantine.testsupport.Scrape;
 import org.ingestquarantine.testsupport.TestPipeline;
 import org.junit.jupiter.api.Test;
@@ -44,13 +44,8 @@ class SignalsIT {
         try (TestPipeline pipeline = start(Map.of("sqs.visibility-timeout-s", "900"))) {
             EmbeddedPostgresService postgres = pipeline.postgres();
             ConsumerCircuitBreaker breaker = pipeline.app().bean("consumerCircuitBreaker", ConsumerCircuitBreaker.class);
-            AtomicInteger quarantineRuns = new AtomicInteger();
             // the first time the quarantine route runs, the database goes away under its record statement
-            AdviceWith.adviceWith(pipeline.app().context(), "quarantine", a -> a.weaveAddFirst().process(exchange -> {
-                if (quarantineRuns.incrementAndGet() == 1) {
-                    postgres.stop();
-                }
-            }));
+            AtomicInteger quarantineRuns = QuarantineWriteOutage.stopDatabaseAtFirstWrites(pipeline, 1);
             String key = pipeline.publishFile("signals", "html.pdf", NOT_PDF);
 
             await().atMost(WAIT).until(() -> quarantineRuns.get() >= 1 && breaker.isOpen());
