@@ -119,6 +119,7 @@ class BootBeansIT {
         assertThat(camel.getRegistry().lookupByName(AppConfiguration.SCRAPE_URL)).as("the /metrics server").isNull();
         Actuator.HealthReport health = Actuator.onPort(port).health();
         assertThat(health.body().path("components").has("camelHealth")).as(health.body().toString()).isTrue();
+        assertThat(health.body().path("components").has("db")).as("Boot's DataSource indicator").isTrue();
         assertThat(Scrape.of(Actuator.onPort(port).prometheus(), Duration.ofSeconds(20)).names())
                 .contains("camel_exchanges_total");
     }
