@@ -18,7 +18,7 @@ import org.springframework.context.ConfigurableApplicationContext;
  * <p>Boot's own DataSource, Flyway and RabbitMQ auto-configuration make those clients ({@code spring.*} keys, ours
  * as aliases: {@link DatabaseConfiguration}, {@link PipelineConfiguration}); the wiring uses them. SIGTERM and
  * SIGINT close the application context (the web server, then Camel's graceful shutdown) and then exit 0, as
- * {@code run} does under Camel Main; a JVM left to its own SIGTERM handling would exit 143.
+ * {@code run} does under Camel Main; a JVM left to its own SIGTERM handling does not exit 0.
  */
 @SpringBootApplication
 public class BootApplication {

@@ -25,7 +25,8 @@ import org.springframework.util.ErrorHandler;
  * Runs the Camel Main wiring ({@link AppConfiguration}) on the Spring Boot Camel context, so both modes make
  * the same beans from the same properties, and publishes each bean it binds as a Spring singleton
  * ({@link SpringBeansBridge}): {@code @Autowired}, {@code getBean} and Actuator's indicators see them. The
- * database and the RabbitMQ connection are Boot's ({@link DatabaseConfiguration}, {@link #rabbitUriConnection}): Spring reads {@code application.properties} and
+ * database and the RabbitMQ connection are Boot's ({@link DatabaseConfiguration}, {@link #rabbitUriConnection}).
+ * Spring reads {@code application.properties} and
  * {@code application-<profile>.properties} from the main jar for the active profile, and Camel resolves
  * every key through Spring's environment (so {@code application.yaml}, environment variables and
  * {@code --key=value} override them, as Boot users expect). The data folder is locked as {@code run} locks it
