@@ -138,6 +138,12 @@ public final class AppConfiguration implements CamelConfiguration {
     public static final String SCRAPE_URL = "metricsScrapeUrl";
 
     /**
+     * Property that serves the meters at {@code management.host}:{@code management.port}/metrics; unset: {@code true}.
+     * Spring Boot mode sets it {@code false} (its one endpoint is Actuator's /actuator/prometheus).
+     */
+    public static final String SERVE_METRICS = "iq.serve-metrics";
+
+    /**
      * Property that makes the application serve the operator API and page ({@code true} from {@code run}; the
      * default {@code false} leaves {@code ingest} and the tests without it).
      */
@@ -148,6 +154,14 @@ public final class AppConfiguration implements CamelConfiguration {
      * ({@code true} from {@code run}; {@code ingest} counts its folder itself).
      */
     public static final String LIST_SOURCES = "iq.list-sources";
+
+    /**
+     * Name of a {@link Database} a host has bound before {@link #configure} runs (Spring Boot: its DataSource,
+     * migrated by its Flyway): used instead of one opened from {@code db.*}, and left to the host to close.
+     */
+    public static final String HOSTED_DATABASE = "database";
+    /** Name of the host's embedded PostgreSQL beside {@value #HOSTED_DATABASE}, published to operator commands. */
+    public static final String HOSTED_POSTGRES = "embeddedPostgres";
 
     /** Name of the bound String: the operator page's URL when the API is served, with the port actually taken. */
     public static final String OPERATOR_PAGE_URL = "operatorPageUrl";
@@ -523,7 +537,7 @@ public final class AppConfiguration implements CamelConfiguration {
     /**
      * The one meter registry, bound as {@value MicrometerConstants#METRICS_REGISTRY_NAME} where camel-micrometer
      * (and Camel Main's {@code camel.metrics.*}) finds it, the store gauges and the scrape endpoint, whose URL
-     * is bound as {@value #SCRAPE_URL}.
+     * is bound as {@value #SCRAPE_URL} (unless {@value #SERVE_METRICS} is {@code false}: then neither).
      */
     private static PrometheusMeterRegistry startMetrics(Settings settings, Registry registry,
                                                         Deque<AutoCloseable> started, Database database, Clock clock,
@@ -541,10 +555,12 @@ public final class AppConfiguration implements CamelConfiguration {
                 Duration.ofDays(settings.requiredNumber("operator.retention-age-days"))),
                 new QuarantineQueries(database.dataSource(),
                         SkippedCoverage.of(settings.required(SkippedCoverage.PROPERTY))), clock));
-        ScrapeEndpoint endpoint = ScrapeEndpoint.start(meters, settings.required("management.host"),
-                (int) settings.requiredNumber("management.port"));
-        started.push(endpoint);
-        registry.bind(SCRAPE_URL, endpoint.url().toString());
+        if (Boolean.parseBoolean(settings.string(SERVE_METRICS, "true"))) {
+            ScrapeEndpoint endpoint = ScrapeEndpoint.start(meters, settings.required("management.host"),
+                    (int) settings.requiredNumber("management.port"));
+            started.push(endpoint);
+            registry.bind(SCRAPE_URL, endpoint.url().toString());
+        }
         return meters;
     }
 
@@ -561,6 +577,16 @@ public final class AppConfiguration implements CamelConfiguration {
 
     private static Database openDatabase(Settings settings, Registry registry, Deque<AutoCloseable> started,
                                          Path dataDir, StartupTimeline timeline) throws Exception {
+        Database hosted = registry.lookupByNameAndType(HOSTED_DATABASE, Database.class);
+        if (hosted != null) {
+            // a host's pool, migrated by the host (Spring Boot's DataSource and Flyway): closed by the host
+            EmbeddedPostgresService server = registry.lookupByNameAndType(HOSTED_POSTGRES, EmbeddedPostgresService.class);
+            if (server != null) {
+                started.push(HolderDatabase.publish(dataDir, server.jdbcUrl(), server.user(), server.password()));
+            }
+            registry.bind("dataSource", hosted.dataSource());
+            return hosted;
+        }
         Duration timeout = settings.millis(Database.CONNECT_TIMEOUT_PROPERTY,
                 Duration.ofMillis(Database.DEFAULT_CONNECT_TIMEOUT_MS));
         Database database;

@@ -45,9 +45,30 @@ public final class Database implements AutoCloseable {
     public static final int MAX_POOL_SIZE = 5;
 
     private final HikariDataSource dataSource;
+    private final boolean owned;
 
     private Database(HikariDataSource dataSource) {
+        this(dataSource, true);
+    }
+
+    private Database(HikariDataSource dataSource, boolean owned) {
         this.dataSource = dataSource;
+        this.owned = owned;
+    }
+
+    /**
+     * The database over a pool its host made and migrated (Spring Boot's {@code spring.datasource.*} and Flyway),
+     * with this class's policy of evicting every connection on a connection loss unless the pool has one.
+     * Closing it leaves the pool open: its host closes it.
+     *
+     * @param pool a HikariCP pool not started yet, or started without an exception override
+     * @return the database over it
+     */
+    public static Database over(HikariDataSource pool) {
+        if (pool.getExceptionOverride() == null && pool.getExceptionOverrideClassName() == null) {
+            pool.setExceptionOverride(new EvictAllOnConnectionLoss(pool::getHikariPoolMXBean));
+        }
+        return new Database(pool, false);
     }
 
     /**
@@ -125,12 +146,24 @@ public final class Database implements AutoCloseable {
     }
 
     private static HikariConfig config(String jdbcUrl, String user, String password, Duration connectTimeout) {
-        long millis = Math.max(250, connectTimeout.toMillis());
         HikariConfig config = new HikariConfig();
-        config.setPoolName("ingest-db");
         config.setJdbcUrl(jdbcUrl);
         config.setUsername(user);
         config.setPassword(password);
+        configurePool(config, connectTimeout);
+        return config;
+    }
+
+    /**
+     * Gives a pool this class's bounds (name, size, connect, validation and socket timeouts) without touching its
+     * URL or credentials: a host's pool (Spring Boot's) gets them before its own keys are applied over them.
+     *
+     * @param config the pool's configuration, not started yet
+     * @param connectTimeout how long to wait for a connection; at least 250 ms is used
+     */
+    public static void configurePool(HikariConfig config, Duration connectTimeout) {
+        long millis = Math.max(250, connectTimeout.toMillis());
+        config.setPoolName("ingest-db");
         config.setMaximumPoolSize(MAX_POOL_SIZE);
         config.setConnectionTimeout(millis);
         config.setValidationTimeout(Math.min(millis, 1000));
@@ -138,7 +171,6 @@ public final class Database implements AutoCloseable {
         config.setInitializationFailTimeout(millis);
         config.addDataSourceProperty("connectTimeout", Long.toString(Math.max(1, (millis + 999) / 1000)));
         config.addDataSourceProperty("socketTimeout", Integer.toString(SOCKET_TIMEOUT_SECONDS));
-        return config;
     }
 
     private static String rootMessage(Throwable t) {
@@ -189,9 +221,11 @@ public final class Database implements AutoCloseable {
         return true;
     }
 
-    /** Closes the pool. */
+    /** Closes the pool, unless its host made it ({@link #over}). */
     @Override
     public void close() {
-        dataSource.close();
+        if (owned) {
+            dataSource.close();
+        }
     }
 }

@@ -56,6 +56,20 @@ public final class ConsumerProcess implements AutoCloseable {
      */
     public static ConsumerProcess command(List<String> args, Map<String, String> properties, Map<String, String> env,
                                           Path log) throws IOException {
+        return java("org.ingestquarantine.cli.IngestQuarantineCli", args, properties, env, log);
+    }
+
+    /**
+     * @param mainClass the class to run from the test class path (the Spring Boot module's entry point)
+     * @param args its command line
+     * @param properties system properties (override the profile's file)
+     * @param env extra environment variables
+     * @param log where its stdout and stderr go
+     * @return the started process
+     * @throws IOException when it cannot be started
+     */
+    public static ConsumerProcess java(String mainClass, List<String> args, Map<String, String> properties,
+                                       Map<String, String> env, Path log) throws IOException {
         List<String> cmd = new ArrayList<>();
         // SIGINT back to its default: a JVM started with SIGINT ignored (a test run launched in the background by
         // a shell without job control passes SIG_IGN down) refuses to handle it, as it should for a nohup'd process
@@ -65,7 +79,7 @@ public final class ConsumerProcess implements AutoCloseable {
         properties.forEach((k, v) -> cmd.add("-D" + k + "=" + v));
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
-        cmd.add("org.ingestquarantine.cli.IngestQuarantineCli");
+        cmd.add(mainClass);
         cmd.addAll(args);
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));

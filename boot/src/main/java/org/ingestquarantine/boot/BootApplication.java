@@ -1,12 +1,13 @@
 package org.ingestquarantine.boot;
 
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.ingestquarantine.app.PipelineApp;
 import org.ingestquarantine.parse.WorkerPoolParser;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
-import org.springframework.boot.autoconfigure.amqp.RabbitAutoConfiguration;
-import org.springframework.boot.autoconfigure.flyway.FlywayAutoConfiguration;
-import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
+import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * The Spring Boot entry point: {@code java -jar ingest-quarantine-boot.jar [--spring.profiles.active=P]
@@ -14,12 +15,12 @@ import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
  * Camel Main) with the same routes, beans ({@link PipelineConfiguration} over {@code app.AppConfiguration}) and
  * properties files. The profile defaults to {@value #DEFAULT_PROFILE}; the operator commands stay in the CLI.
  *
- * <p>Boot's own data source, Flyway and RabbitMQ auto-configuration stay off: the wiring makes those clients from
- * our properties, and a Spring bean named {@code dataSource} or {@code rabbitConnectionFactory} would shadow the
- * one it binds in the Camel registry (Camel looks up Spring's beans first).
+ * <p>Boot's own DataSource, Flyway and RabbitMQ auto-configuration make those clients ({@code spring.*} keys, ours
+ * as aliases: {@link DatabaseConfiguration}, {@link PipelineConfiguration}); the wiring uses them. SIGTERM and
+ * SIGINT close the application context (the web server, then Camel's graceful shutdown) and then exit 0, as
+ * {@code run} does under Camel Main; a JVM left to its own SIGTERM handling does not exit 0.
  */
-@SpringBootApplication(exclude = {DataSourceAutoConfiguration.class, FlywayAutoConfiguration.class,
-        RabbitAutoConfiguration.class})
+@SpringBootApplication
 public class BootApplication {
 
     /** The profile when none is active, as under Camel Main. */
@@ -37,7 +38,24 @@ public class BootApplication {
         }
         SpringApplication app = new SpringApplication(BootApplication.class);
         app.setDefaultProperties(defaults());
-        app.run(args);
+        AtomicReference<ConfigurableApplicationContext> started = new AtomicReference<>();
+        AtomicBoolean stopping = new AtomicBoolean();
+        PipelineApp.onStopSignal(() -> {
+            if (stopping.compareAndSet(false, true)) {
+                // a thread of its own: the signal handler returns at once
+                new Thread(() -> System.exit(exitCode(started.get())), "boot-stop").start();
+            }
+        });
+        started.set(app.run(args));
+    }
+
+    /**
+     * @param context the started application, or null while it starts (Boot's shutdown hook then closes it)
+     * @return Boot's exit code once the context is closed: the web server, then Camel's graceful shutdown; 0
+     *     unless an {@code ExitCodeGenerator} says otherwise
+     */
+    static int exitCode(ConfigurableApplicationContext context) {
+        return context == null ? 0 : SpringApplication.exit(context);
     }
 
     /** @return the properties below every other source: the profile when none is given */

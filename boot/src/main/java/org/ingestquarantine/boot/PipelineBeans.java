@@ -3,7 +3,7 @@ package org.ingestquarantine.boot;
 import java.util.Optional;
 import org.apache.camel.CamelContext;
 
-/** Reads the beans {@code app.AppConfiguration} bound in the Camel registry (they are not Spring beans). */
+/** Reads the beans {@code app.AppConfiguration} bound in the Camel registry (Spring's first: the bridge publishes them there too). */
 final class PipelineBeans {
 
     private final CamelContext context;

@@ -2,175 +2,110 @@ package org.ingestquarantine.scenarios;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.sun.net.httpserver.HttpServer;
-import java.net.InetSocketAddress;
 import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
-import org.apache.camel.CamelContext;
 import org.awaitility.Awaitility;
-import org.ingestquarantine.boot.Actuator;
-import org.ingestquarantine.boot.BootApplication;
-import org.ingestquarantine.db.EmbeddedPostgresService;
+import org.ingestquarantine.boot.BootRun;
+import org.ingestquarantine.broker.sqs.EmbeddedSqsServer;
+import org.ingestquarantine.broker.sqs.SqsQueues;
 import org.ingestquarantine.failure.ErrorClass;
-import org.ingestquarantine.pipeline.IngestMessage;
 import org.ingestquarantine.quarantine.QuarantineRecord;
-import org.ingestquarantine.testsupport.Corpus;
-import org.ingestquarantine.testsupport.Scrape;
+import org.ingestquarantine.testsupport.SqlCount;
 import org.ingestquarantine.testsupport.TestPipeline;
-import org.junit.jupiter.api.MethodOrderer;
-import org.junit.jupiter.api.Order;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestMethodOrder;
-import org.springframework.beans.factory.DisposableBean;
-import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.beans.factory.support.DefaultSingletonBeanRegistry;
-import org.springframework.boot.test.autoconfigure.actuate.observability.AutoConfigureObservability;
-import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.test.annotation.DirtiesContext;
-import org.springframework.test.context.ActiveProfiles;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.sqs.SqsClient;
 
 /**
- * Ensures the scenario suite's core cases hold when Spring Boot runs the pipeline (embedded profile: ElasticMQ
- * behind {@link SqsFixture}'s receive counter, embedded PostgreSQL): each class delivered retries + 1 times then
- * one quarantine row, and /actuator/prometheus lists ingest.quarantined; a 30 s database outage loses nothing
- * while /actuator/health reports the database DOWN, and UP again once it is back. One application context
- * serves both, as a platform would run it. (Boot's test support turns metrics export off unless
- * {@code @AutoConfigureObservability}; the application has it on.)
+ * Ensures the Boot application processes the same mixed batch on every profile (the embedded default, SQS on an
+ * ElasticMQ of its own, RabbitMQ configured with {@code spring.rabbitmq.*} keys, Kafka), with the main suite's
+ * brokers: each good document indexed once and delivered once, each bad one quarantined once as permanent_input
+ * after one attempt, counted in the tables and at the broker (its dead letters only the copies its fixture keeps).
  */
-@SpringBootTest(classes = BootApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
-@ActiveProfiles("embedded")
-@AutoConfigureObservability
-@DirtiesContext(classMode = DirtiesContext.ClassMode.AFTER_CLASS)
-@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class BootScenariosIT {
 
-    private static final SqsFixture SQS = new SqsFixture();
-    private static HttpServer unavailable;
-    private static boolean fixturesClosedWithContext;
+    /** The source of the batch: one the test properties configure. */
+    private static final String SOURCE = "it";
 
-    @Autowired
-    CamelContext camel;
+    @TempDir
+    Path data;
 
-    @LocalServerPort
-    int port;
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"embedded", "sqs", "rabbitmq", "kafka"})
+    void shouldIndexTheGoodAndQuarantineTheBadOnceEach(String profile) throws Exception {
+        EmbeddedSqsServer ownSqs = null;
+        try (BrokerFixture fixture = fixture(profile)) {
+            Map<String, String> p = new HashMap<>(fixture.start());
+            p.putAll(TestPipeline.testProperties());
+            p.put("iq.data-dir", data.resolve("app").toString());
+            if (profile.equals("sqs")) {
+                // the production SQS profile on an ElasticMQ the test runs, as an operator's SQS would be
+                ownSqs = EmbeddedSqsServer.start(Integer.parseInt(p.get("sqs.port")), data.resolve("sqs"));
+                try (SqsClient sqs = SqsClient.builder().region(Region.US_EAST_1).endpointOverride(ownSqs.endpoint())
+                        .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("x", "x")))
+                        .build()) {
+                    SqsQueues.create(sqs, Path.of("broker-configs", "sqs"), "ingest");
+                }
+                p.putAll(fixture.externalConsumerProperties());
+                // the AWS SDK's default chain reads them as system properties
+                System.setProperty("aws.accessKeyId", p.remove("aws.accessKeyId"));
+                System.setProperty("aws.secretAccessKey", p.remove("aws.secretAccessKey"));
+            }
+            if (profile.equals("rabbitmq")) {
+                p.remove("rabbitmq.uri");
+                p.putAll(springRabbitMq(URI.create(((RabbitMqFixture) fixture).broker().amqpUri())));
+            }
+            try (BootRun run = BootRun.start(profile, p)) {
+                TestPipeline pipeline = TestPipeline.attach(run.camel(), fixture);
+                BrokerScenarios.Batch batch = BrokerScenarios.Batch.publish(pipeline, SOURCE);
+                Awaitility.await("the batch settled").atMost(BrokerScenarios.WAIT).pollInterval(Duration.ofMillis(200))
+                        .until(() -> batch.settled(pipeline) >= batch.sent());
 
-    /** The fixtures close with the application context, after Camel has stopped consuming from them. */
-    @Autowired
-    void closeFixturesWith(ConfigurableApplicationContext context) {
-        if (!fixturesClosedWithContext) {
-            ((DefaultSingletonBeanRegistry) context.getBeanFactory()).registerDisposableBean("bootScenariosFixtures", (DisposableBean) BootScenariosIT::stopFixtures);
-            fixturesClosedWithContext = true;
+                batch.assertEachRecordedOnce(pipeline);
+                assertThat(SqlCount.of(pipeline.dataSource(), "SELECT count(*) FROM documents WHERE source = ?", SOURCE))
+                        .as("indexed").isEqualTo(BrokerScenarios.Batch.GOOD);
+                assertThat(BrokerScenarios.quarantineRows(pipeline, SOURCE)).as("quarantined")
+                        .isEqualTo(BrokerScenarios.Batch.BAD.size());
+                for (String key : batch.good().keySet()) {
+                    assertThat(pipeline.outcomeOf(key)).as(batch.good().get(key)).isEqualTo("indexed");
+                    assertThat(pipeline.deliveries(key)).as("deliveries of %s", batch.good().get(key)).isEqualTo(1);
+                }
+                for (String docId : batch.bad().values()) {
+                    QuarantineRecord r = pipeline.store().find(SOURCE, docId).orElseThrow();
+                    assertThat(r.errorClass()).as(docId).isEqualTo(ErrorClass.PERMANENT_INPUT);
+                    assertThat(r.attempts()).as("attempts of %s", docId).isEqualTo(1);
+                }
+                assertThat(BrokerScenarios.openAttempts(pipeline, SOURCE)).as("attempts left open").isZero();
+                assertThat(run.actuator().health().status("broker")).isEqualTo("UP");
+            }
+        } finally {
+            if (ownSqs != null) {
+                ownSqs.close();
+            }
         }
     }
 
-    @DynamicPropertySource
-    static void properties(DynamicPropertyRegistry registry) throws Exception {
-        unavailable = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        unavailable.createContext("/", ex -> {
-            ex.sendResponseHeaders(503, -1);
-            ex.close();
-        });
-        unavailable.start();
-        Map<String, String> p = new HashMap<>(SQS.start());
-        p.putAll(TestPipeline.testProperties());
-        p.put("iq.data-dir", Files.createTempDirectory("boot-scenarios").toString());
-        p.put("sources.it.http-allow", "http://127.0.0.1:" + unavailable.getAddress().getPort());
-        p.put("sources.it.http-allow-private", "true");
-        p.put("metrics.store-poll-ms", "500");
-        p.forEach((key, value) -> registry.add(key, () -> value));
+    private static BrokerFixture fixture(String profile) {
+        return switch (profile) {
+            case "embedded", "sqs" -> new SqsFixture();
+            case "rabbitmq" -> new RabbitMqFixture();
+            case "kafka" -> new KafkaFixture();
+            default -> throw new IllegalArgumentException(profile);
+        };
     }
 
-    private static void stopFixtures() {
-        SQS.close();
-        unavailable.stop(0);
-    }
-
-    @Test
-    @Order(1)
-    void shouldDeliverEachClassRetriesPlusOneTimesThenQuarantineOnce() throws Exception {
-        TestPipeline pipeline = TestPipeline.attach(camel, SQS);
-        String good = pipeline.publishFile("it", "good.pdf", Corpus.file("c0007.pdf"));
-        String notPdf = pipeline.publishFile("it", "html.pdf", Corpus.file("c0066.pdf"));
-        String damaged = pipeline.publishFile("it", "damaged.pdf", Corpus.file("c0069.pdf"));
-        String flaky = pipeline.publish(new IngestMessage("it", "flaky.pdf",
-                URI.create("http://127.0.0.1:" + unavailable.getAddress().getPort() + "/flaky.pdf"), null, null, null));
-
-        assertThat(pipeline.awaitOutcome(good, BrokerScenarios.WAIT)).isEqualTo("indexed");
-        assertThat(pipeline.deliveries(good)).isEqualTo(1);
-        for (String key : List.of(notPdf, damaged, flaky)) {
-            assertThat(pipeline.awaitOutcome(key, BrokerScenarios.WAIT)).as(key).isEqualTo("quarantined");
-        }
-        pipeline.assertQuarantinedOnce(notPdf, "it", "html.pdf", ErrorClass.PERMANENT_INPUT, "not_pdf");
-        pipeline.assertQuarantinedOnce(damaged, "it", "damaged.pdf", ErrorClass.AMBIGUOUS_PARSE, "parse_error");
-        pipeline.assertQuarantinedOnce(flaky, "it", "flaky.pdf", ErrorClass.TRANSIENT, "http_503");
-        assertThat(SQS.deadLettered()).as("the broker's dead letters").isZero();
-
-        // the meters Camel Main exports at /metrics, under the same Prometheus names
-        Scrape scrape = Scrape.of(Actuator.onPort(port).prometheus(), Duration.ofSeconds(20));
-        assertThat(scrape.sum("ingest_quarantined_total", Map.of("source", "it", "error_class", "permanent_input")))
-                .isEqualTo(1.0);
-        Awaitility.await("store gauges read").atMost(BrokerScenarios.WAIT).untilAsserted(() -> assertThat(
-                Scrape.of(Actuator.onPort(port).prometheus(), Duration.ofSeconds(20)).names()).contains(
-                "ingest_processed_total", "ingest_failed_total", "quarantine_open_documents",
-                "quarantine_oldest_open_age_seconds", "quarantine_gauges_age_seconds", "camel_exchanges_total"));
-    }
-
-    /**
-     * The database outage scenario of {@link BrokerScenarios} under Boot, with Actuator watching: DOWN (HTTP 503,
-     * component database DOWN) while PostgreSQL is stopped, UP again once it is back, and every message of the
-     * batch recorded once.
-     */
-    @Test
-    @Order(2)
-    void shouldRecordEveryMessageOnceAndReportTheDatabaseDownWhileItIsStopped() throws Exception {
-        TestPipeline pipeline = TestPipeline.attach(camel, SQS);
-        Actuator actuator = Actuator.onPort(port);
-        assertThat(actuator.health().status("database")).isEqualTo("UP");
-        BrokerScenarios.Batch batch = BrokerScenarios.Batch.publish(pipeline, "outage");
-        EmbeddedPostgresService postgres = pipeline.postgres();
-
-        Awaitility.await("first outcomes").atMost(BrokerScenarios.WAIT).pollInterval(Duration.ofMillis(20))
-                .until(() -> pipeline.settlements() >= 2);
-        postgres.stop();
-        long settledBeforeOutage = pipeline.settlements();
-        assertThat(settledBeforeOutage).as("the outage must catch messages in flight").isLessThan(batch.sent());
-        Awaitility.await("health DOWN").atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-            Actuator.HealthReport health = actuator.health();
-            assertThat(health.status("database")).isEqualTo("DOWN");
-            assertThat(health.code()).isEqualTo(503);
-        });
-        Awaitility.await("nothing settled or dead-lettered while the database is down")
-                .during(BrokerScenarios.DB_OUTAGE).atMost(BrokerScenarios.DB_OUTAGE.plusSeconds(30))
-                .pollInterval(Duration.ofSeconds(1))
-                .until(() -> pipeline.settlements() == settledBeforeOutage && SQS.deadLettered() == 0);
-        postgres.start();
-
-        for (String key : batch.good().keySet()) {
-            assertThat(pipeline.awaitOutcome(key, BrokerScenarios.WAIT)).as(batch.good().get(key)).isEqualTo("indexed");
-        }
-        for (String key : batch.bad().keySet()) {
-            assertThat(pipeline.awaitOutcome(key, BrokerScenarios.WAIT)).as(batch.bad().get(key)).isEqualTo("quarantined");
-        }
-        assertThat(pipeline.settlements()).as("every message settled exactly once").isEqualTo(batch.sent());
-        assertThat(BrokerScenarios.openAttempts(pipeline, "outage")).as("attempts left open").isZero();
-        batch.assertEachRecordedOnce(pipeline);
-        for (String docId : batch.bad().values()) {
-            QuarantineRecord r = pipeline.store().find("outage", docId).orElseThrow();
-            assertThat(r.attempts()).as("attempts of %s", docId).isEqualTo(1);
-        }
-        Awaitility.await("health UP").atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-            Actuator.HealthReport health = actuator.health();
-            assertThat(health.status("database")).isEqualTo("UP");
-            assertThat(health.code()).as(health.body().toString()).isEqualTo(200);
-        });
+    /** @return Boot's own keys for the broker at {@code amqp}: what a Boot user sets instead of rabbitmq.uri */
+    private static Map<String, String> springRabbitMq(URI amqp) {
+        String[] user = amqp.getUserInfo().split(":", 2);
+        return Map.of("spring.rabbitmq.host", amqp.getHost(), "spring.rabbitmq.port", Integer.toString(amqp.getPort()),
+                "spring.rabbitmq.username", user[0], "spring.rabbitmq.password", user[1],
+                "spring.rabbitmq.virtual-host", "/");
     }
 }

@@ -47,8 +47,13 @@ import org.springframework.util.ErrorHandler;
  */
 public final class RabbitMqWiring implements BrokerWiring {
 
-    /** Bean name of the consumers' connection factory. */
-    public static final String CONNECTION_FACTORY = "rabbitConnectionFactory";
+    /** Bean name of the consumers' connection factory (the endpoints' {@code connectionFactory}). */
+    public static final String CONNECTION_FACTORY = "rabbitConsumers";
+    /**
+     * Bean name of a connection factory a host has bound before the wiring runs (Spring Boot's, configured by
+     * {@code spring.rabbitmq.*}): used instead of two made from {@code rabbitmq.uri}, and left to the host to close.
+     */
+    public static final String HOSTED_CONNECTION_FACTORY = "rabbitConnectionFactory";
     /** Bean name of the ingest consumer's retry advice ({@link RabbitMqListenerAdvice}). */
     public static final String REQUEUE = "rabbitRequeue";
     /** Bean name of the DLQ sweeper's retry advice: requeue after a pause. */
@@ -62,11 +67,22 @@ public final class RabbitMqWiring implements BrokerWiring {
     public BrokerAdapter open(BrokerSetup setup) {
         Settings settings = setup.settings();
         Registry registry = setup.registry();
-        URI uri = URI.create(settings.required("rabbitmq.uri"));
-        CachingConnectionFactory consumers = new CachingConnectionFactory(uri);
-        consumers.setConnectionNameStrategy(f -> "ingest-quarantine-consumer");
-        setup.closeOnStop().accept(consumers::destroy);
-        CachingConnectionFactory publishers = new CachingConnectionFactory(uri);
+        CachingConnectionFactory hosted = registry.lookupByNameAndType(HOSTED_CONNECTION_FACTORY,
+                CachingConnectionFactory.class);
+        CachingConnectionFactory consumers;
+        CachingConnectionFactory publishers;
+        if (hosted != null) {
+            // the host's factory (Spring Boot's, from spring.rabbitmq.*), closed by the host; the publishers'
+            // connections are made by its RabbitMQ client factory, so they reach the same broker as the same user
+            consumers = hosted;
+            publishers = new CachingConnectionFactory(hosted.getRabbitConnectionFactory());
+        } else {
+            URI uri = URI.create(settings.required("rabbitmq.uri"));
+            consumers = new CachingConnectionFactory(uri);
+            consumers.setConnectionNameStrategy(f -> "ingest-quarantine-consumer");
+            setup.closeOnStop().accept(consumers::destroy);
+            publishers = new CachingConnectionFactory(uri);
+        }
         publishers.setConnectionNameStrategy(f -> "ingest-quarantine-publisher");
         publishers.setPublisherConfirmType(CachingConnectionFactory.ConfirmType.SIMPLE);
         setup.closeOnStop().accept(publishers::destroy);
