@@ -31,6 +31,7 @@ import org.ingestquarantine.db.NamedSqlStrategy;
 import org.ingestquarantine.delivery.AttemptHeartbeat;
 import org.ingestquarantine.delivery.AttemptJournal;
 import org.ingestquarantine.delivery.AttemptLease;
+import org.ingestquarantine.delivery.OpenCommit;
 import org.ingestquarantine.delivery.BrokerAdapter;
 import org.ingestquarantine.delivery.BrokerSetup;
 import org.ingestquarantine.delivery.BrokerWiring;
@@ -228,7 +229,8 @@ public final class AppConfiguration implements CamelConfiguration {
         PipelineMetrics metrics = new PipelineMetrics(timeline.time("metrics",
                 () -> startMetrics(settings, registry, started, database, clock, sourceTags)), sourceTags);
         AttemptJournal journal = new AttemptJournal(database.dataSource(), clock,
-                AttemptLease.forThisProcess(settings.requiredMillis("delivery.lease-ms")));
+                AttemptLease.forThisProcess(settings.requiredMillis("delivery.lease-ms")),
+                OpenCommit.of(settings.required(OpenCommit.PROPERTY)));
         Duration heartbeat = settings.requiredMillis("delivery.heartbeat-interval-ms");
         started.push(AttemptHeartbeat.start(journal, heartbeat));
         PayloadStores payloads = PayloadStores.fromSettings(settings, dataDir);

@@ -31,7 +31,9 @@ import org.slf4j.LoggerFactory;
  * memory and travel with the heartbeat ({@link #stage}); an indexed or quarantined attempt is closed by the
  * outcome's own statement (the index write of {@code ingest.DocumentIndex}, the quarantine record of
  * {@code sql/quarantine-record.sql}), in its transaction, and {@link #closedByOutcome} only forgets it here.
- * So an indexed message commits twice: its open and its outcome.
+ * So an indexed message commits twice: its open and its outcome. The open commits asynchronously by default
+ * ({@link OpenCommit}, issue 26: {@code synchronous_commit = off} for its own transaction), so only the outcome
+ * waits for a WAL flush; every close commits synchronously.
  *
  * <p><b>Leases.</b> Each attempt names its owner (this process, {@link AttemptLease#owner()}) and carries
  * {@code lease_until}, set to the database's clock + the lease when it opens and moved forward by
@@ -53,6 +55,7 @@ public final class AttemptJournal {
     private final Jdbc jdbc;
     private final Clock clock;
     private final AttemptLease lease;
+    private final OpenCommit openCommit;
     /** Attempts of this process whose lease the heartbeat renews: open ones, and closes not yet written. */
     private final Set<Long> live = ConcurrentHashMap.newKeySet();
     /** The stage each live attempt of this process last entered, not yet written: the next beat writes it. */
@@ -90,9 +93,32 @@ public final class AttemptJournal {
      * @param lease the owner written on every attempt this journal opens, and its lease
      */
     public AttemptJournal(DataSource dataSource, Clock clock, AttemptLease lease) {
+        this(dataSource, clock, lease, OpenCommit.ASYNCHRONOUS);
+    }
+
+    /**
+     * @param dataSource a pool on the migrated schema
+     * @param clock source of started, stage and closed times (leases use the database's clock)
+     * @param lease the owner written on every attempt this journal opens, and its lease
+     * @param openCommit how an open commits (the shorter constructors: {@link OpenCommit#ASYNCHRONOUS})
+     */
+    public AttemptJournal(DataSource dataSource, Clock clock, AttemptLease lease, OpenCommit openCommit) {
         this.jdbc = new Jdbc(dataSource);
         this.clock = Objects.requireNonNull(clock, "clock");
         this.lease = Objects.requireNonNull(lease, "lease");
+        this.openCommit = Objects.requireNonNull(openCommit, "openCommit");
+    }
+
+    /**
+     * @return the CTE that relaxes the statement's own (autocommit) transaction when the open commits
+     *     asynchronously, {@code set_config(..., true)} being {@code SET LOCAL}: it ends with that transaction,
+     *     whose commit is the one it relaxes; nothing otherwise. Its column {@code relaxed.v} must be selected
+     *     where it is always evaluated
+     */
+    private String relaxedOpen() {
+        return openCommit == OpenCommit.ASYNCHRONOUS
+                ? "relaxed AS (SELECT set_config('synchronous_commit', 'off', true) AS v), "
+                : "relaxed AS (SELECT current_setting('synchronous_commit') AS v), ";
     }
 
     /** @return the owner and lease of the attempts this journal opens */
@@ -117,9 +143,10 @@ public final class AttemptJournal {
         if (deliveryCount < 1) {
             throw new IllegalArgumentException("deliveryCount starts at 1, was " + deliveryCount);
         }
-        String sql = "INSERT INTO attempt_journal (delivery_key, source, doc_id, delivery_count, started_at, owner,"
-                + " lease_until) VALUES (?, ?, ?, ?, ?, ?, clock_timestamp() + ? * interval '1 millisecond')"
-                + " RETURNING attempt_id";
+        String sql = "WITH " + relaxedOpen() + "opened AS (INSERT INTO attempt_journal (delivery_key, source, doc_id,"
+                + " delivery_count, started_at, owner, lease_until) VALUES (?, ?, ?, ?, ?, ?,"
+                + " clock_timestamp() + ? * interval '1 millisecond') RETURNING attempt_id)"
+                + " SELECT attempt_id FROM opened, relaxed WHERE relaxed.v IS NOT NULL";
         try {
             long id = jdbc.queryFirst(sql, rs -> rs.getLong(1), deliveryKey, source, docId, deliveryCount, now(),
                     lease.owner(), lease.duration().toMillis()).orElseThrow();
@@ -184,8 +211,8 @@ public final class AttemptJournal {
         writeUnwrittenCloses();
         // n: the count given, or (Kafka, RabbitMQ) the attempts journalled so far + 1, read before this one is opened,
         // less those released because their quarantine record could not be written (RECORD_NOT_WRITTEN_STAGE)
-        String sql = """
-                WITH n AS (
+        String sql = "WITH " + relaxedOpen() + """
+                n AS (
                     SELECT coalesce(?::int, (SELECT count(*)::int + 1 FROM attempt_journal WHERE delivery_key = ?
                                              AND (outcome IS DISTINCT FROM 'released'
                                                   OR stage IS DISTINCT FROM 'record_not_written')))
@@ -217,7 +244,8 @@ public final class AttemptJournal {
                        (SELECT count(*)::int FROM attempt_journal WHERE delivery_key = ?
                         AND outcome = 'pipeline_fault') AS pipeline_faults,
                        (SELECT count(*)::int FROM attempt_journal WHERE delivery_key = ?
-                        AND outcome = 'storm_paused') AS storm_pauses
+                        AND outcome = 'storm_paused') AS storm_pauses,
+                       (SELECT v FROM relaxed) AS open_commit
                 FROM (SELECT 1) one
                 LEFT JOIN LATERAL (
                     SELECT stage, started_at FROM open WHERE NOT live
@@ -314,7 +342,8 @@ public final class AttemptJournal {
      *
      * @param attemptId an id from {@link #open}
      * @param outcome how it ended
-     * @throws java.util.NoSuchElementException if there is no such attempt
+     * @throws java.util.NoSuchElementException if there is no such attempt, unless this process opened it (then
+     *     its asynchronous open was lost in a crash of PostgreSQL, {@link OpenCommit}: logged, nothing to close)
      */
     public void close(long attemptId, AttemptOutcome outcome) {
         close(attemptId, outcome, null);
@@ -340,6 +369,15 @@ public final class AttemptJournal {
             writeClose(attemptId, outcome, closedAt, stage);
             live.remove(attemptId);
             marks.remove(attemptId);
+        } catch (NoSuchElementException e) {
+            if (!live.remove(attemptId)) {
+                throw e;
+            }
+            // this process opened it: its asynchronous open was lost with PostgreSQL's last WAL (OpenCommit)
+            marks.remove(attemptId);
+            LOG.warn("attempt {} closed as {} but its row is gone: its open was lost in a crash of PostgreSQL"
+                    + " (delivery.journal-open-commit = asynchronous); this attempt goes uncounted", attemptId,
+                    outcome.code());
         } catch (JournalWriteException e) {
             // a second close of the same attempt (the broker adapter's release) keeps the stage the first gave
             unwritten.merge(attemptId, new UnwrittenClose(outcome, closedAt, stage), (kept, again) ->

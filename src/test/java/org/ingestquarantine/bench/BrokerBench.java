@@ -142,6 +142,14 @@ public final class BrokerBench {
         p.put("camel.main.auto-startup", "false");
         // the parser is never called; no worker JVMs competing for the two cores
         p.put("parse.mode", "in-process");
+        // the messages name file:///bench/doc-<n>.pdf, never read (no document work); the source must be configured
+        // all the same, or every message is quarantined at receive as unknown_source
+        p.put(org.ingestquarantine.ingest.SourceAccess.PREFIX + "bench.file-roots", "/");
+        // -Dbench.journal-open-commit=synchronous: the journal's open as it was before issue 26, for a before/after
+        String openCommit = System.getProperty("bench.journal-open-commit");
+        if (openCommit != null) {
+            p.put(org.ingestquarantine.delivery.OpenCommit.PROPERTY, openCommit);
+        }
         BrokerUnderTest b = prepare(broker, p);
         try (AutoCloseable teardown = b.teardown(); PipelineApp app = PipelineApp.start(b.profile(), work.resolve("data"), p)) {
             Bench bench = new Bench(broker, app);
