@@ -33,7 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code on}: read inside each transaction ({@link CommitSettings}), all on ONE database session, so a setting that
  * leaked from the open into the session would show in the outcome's commit.
  */
-class OpenCommitTest extends PostgresTestBase {
+class OpenCommitIT extends PostgresTestBase {
 
     private static final Instant T0 = Instant.parse("2026-12-03T10:00:00Z");
     private static final String OPEN = "INSERT INTO attempt_journal";
