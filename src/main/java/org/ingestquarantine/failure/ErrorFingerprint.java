@@ -1,12 +1,11 @@
 package org.ingestquarantine.failure;
 
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.OptionalInt;
+import org.apache.commons.codec.digest.DigestUtils;
 
 /**
  * A short, stable name for "where and how it failed", shared by every document that fails the same way.
@@ -156,10 +155,6 @@ public final class ErrorFingerprint {
     }
 
     private static byte[] sha256(String text) {
-        try {
-            return MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is required of every Java runtime", e);
-        }
+        return DigestUtils.sha256(text.getBytes(StandardCharsets.UTF_8));
     }
 }

@@ -7,8 +7,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.DigestInputStream;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import org.apache.commons.codec.digest.DigestUtils;
 import org.ingestquarantine.failure.PermanentInputException;
 
 /**
@@ -33,12 +33,7 @@ record DigestingCopy(long bytes, String sha256, byte[] head, int headLength) {
      * @throws IOException when reading or writing fails
      */
     static DigestingCopy copy(InputStream in, Path target, long maxBytes) throws IOException {
-        MessageDigest sha;
-        try {
-            sha = MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("this JVM has no SHA-256", e);
-        }
+        MessageDigest sha = DigestUtils.getSha256Digest();
         long total = 0;
         byte[] head = new byte[HEAD_BYTES];
         int headLength = 0;

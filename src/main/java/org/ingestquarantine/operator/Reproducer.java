@@ -8,9 +8,9 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.security.DigestOutputStream;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.Objects;
+import org.apache.commons.codec.digest.DigestUtils;
 import org.ingestquarantine.delivery.ErrorTaxonomy;
 import org.ingestquarantine.failure.Classification;
 import org.ingestquarantine.failure.ErrorClass;
@@ -115,12 +115,7 @@ public final class Reproducer {
     }
 
     private String copyHashing(String uri, Path target) throws IOException {
-        MessageDigest digest;
-        try {
-            digest = MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is required of every Java runtime", e);
-        }
+        MessageDigest digest = DigestUtils.getSha256Digest();
         try (InputStream in = payloads.open(uri);
              OutputStream out = new DigestOutputStream(Files.newOutputStream(target), digest)) {
             in.transferTo(out);

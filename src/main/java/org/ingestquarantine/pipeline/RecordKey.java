@@ -1,10 +1,9 @@
 package org.ingestquarantine.pipeline;
 
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.Objects;
+import org.apache.commons.codec.digest.DigestUtils;
 
 /**
  * The (source, doc_id) a delivery's quarantine record, log lines and metrics are keyed by. For a message that was
@@ -91,12 +90,8 @@ public record RecordKey(String source, String docId) {
      *     two doc_ids that differ only in their lone surrogates have two digests
      */
     public static String docIdDigest(String docId) {
-        try {
-            byte[] sha = MessageDigest.getInstance("SHA-256").digest(utf8KeepingLoneSurrogates(docId));
-            return HexFormat.of().formatHex(sha, 0, DOC_ID_DIGEST_HEX / 2);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is required of every Java runtime", e);
-        }
+        byte[] sha = DigestUtils.sha256(utf8KeepingLoneSurrogates(docId));
+        return HexFormat.of().formatHex(sha, 0, DOC_ID_DIGEST_HEX / 2);
     }
 
     /** @return {@code s} as UTF-8, each lone surrogate as the three bytes of its code point (WTF-8) */

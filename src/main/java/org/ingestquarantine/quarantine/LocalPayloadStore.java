@@ -4,6 +4,9 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.URI;
+import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
@@ -15,12 +18,15 @@ import java.security.DigestOutputStream;
 import java.security.MessageDigest;
 import java.util.HexFormat;
 import java.util.concurrent.ThreadLocalRandom;
+import org.apache.commons.codec.digest.DigestUtils;
 
 /**
  * A {@link PayloadStore} in a local folder: an object with SHA-256 {@code h} lives at
  * {@code <root>/<h[0..2]>/<h>} and its URI is that file's {@code file:} URI. Writes go to a temporary file
  * ({@code <h[0..2]>/<h>.<random>.tmp} for bytes in memory, {@code incoming-*.tmp} in the root for a stream, whose
- * hash is known only at its end) and are moved into place, so a reader never sees a partial object.
+ * hash is known only at its end) and are moved into place, so a reader never sees a partial object. An object's
+ * bytes, its rename and its folders are forced to the disk (fsync) before {@code put} returns, so before the record
+ * naming it commits: the store is as durable as the PostgreSQL rows that point into it.
  *
  * <p>Default root: {@link #DEFAULT_ROOT}.
  */
@@ -51,7 +57,7 @@ public final class LocalPayloadStore implements PayloadStore {
     @Override
     public StoredObject put(byte[] bytes) throws IOException {
         // bytes already in memory (stack traces): hash first, and write nothing when the object is stored already
-        String hash = HexFormat.of().formatHex(Sha256.newDigest().digest(bytes));
+        String hash = DigestUtils.sha256Hex(bytes);
         Path target = pathOf(hash);
         if (!Files.exists(target)) {
             // The hash is known before writing: the temporary file goes into the object's own folder and is
@@ -62,10 +68,10 @@ public final class LocalPayloadStore implements PayloadStore {
                     + ".tmp");
             try {
                 try {
-                    Files.write(temp, bytes, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+                    writeDurably(temp, bytes);
                 } catch (NoSuchFileException e) {
                     Files.createDirectories(target.getParent());
-                    Files.write(temp, bytes, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+                    writeDurably(temp, bytes);
                 }
                 moveIntoPlace(temp, target);
             } finally {
@@ -86,10 +92,12 @@ public final class LocalPayloadStore implements PayloadStore {
         Files.createDirectories(root);
         Path temp = Files.createTempFile(root, "incoming-", ".tmp");
         try {
-            MessageDigest digest = Sha256.newDigest();
+            MessageDigest digest = DigestUtils.getSha256Digest();
             long size;
-            try (OutputStream out = new DigestOutputStream(Files.newOutputStream(temp), digest)) {
+            try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE);
+                 OutputStream out = new DigestOutputStream(Channels.newOutputStream(channel), digest)) {
                 size = in.transferTo(out);
+                channel.force(true);
             }
             String hash = HexFormat.of().formatHex(digest.digest());
             Path target = pathOf(hash);
@@ -103,13 +111,38 @@ public final class LocalPayloadStore implements PayloadStore {
         }
     }
 
-    private static void moveIntoPlace(Path temp, Path target) throws IOException {
+    /** Writes a new file and forces its bytes to the disk before it is renamed into place. */
+    private static void writeDurably(Path temp, byte[] bytes) throws IOException {
+        try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            ByteBuffer buffer = ByteBuffer.wrap(bytes);
+            while (buffer.hasRemaining()) {
+                channel.write(buffer);
+            }
+            channel.force(true);
+        }
+    }
+
+    /**
+     * Renames a file whose bytes are on the disk into place and forces the rename, the object's folder and that
+     * folder's entry in the root to the disk: the object is as durable as the record that will name it, which
+     * commits after this returns (a crash of the machine can lose neither half alone).
+     */
+    private void moveIntoPlace(Path temp, Path target) throws IOException {
         try {
             Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
         } catch (FileAlreadyExistsException e) {
-            // a concurrent writer stored the same bytes first
+            // a concurrent writer stored the same bytes first; its rename may not be on the disk yet: forced below
         } catch (AtomicMoveNotSupportedException e) {
             Files.move(temp, target, StandardCopyOption.REPLACE_EXISTING);
+        }
+        forceFolder(target.getParent());
+        forceFolder(root);
+    }
+
+    /** fsync of a folder: its entries (a rename, a new subfolder) reach the disk. */
+    private static void forceFolder(Path folder) throws IOException {
+        try (FileChannel channel = FileChannel.open(folder, StandardOpenOption.READ)) {
+            channel.force(true);
         }
     }
 

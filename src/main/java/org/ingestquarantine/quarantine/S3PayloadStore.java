@@ -13,6 +13,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.commons.codec.digest.DigestUtils;
 import org.ingestquarantine.objectstore.S3ClientSettings;
 import org.ingestquarantine.objectstore.S3Failures;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -128,7 +129,7 @@ public final class S3PayloadStore implements PayloadStore, AutoCloseable {
 
     @Override
     public StoredObject put(byte[] bytes) throws IOException {
-        String hash = HexFormat.of().formatHex(Sha256.newDigest().digest(bytes));
+        String hash = DigestUtils.sha256Hex(bytes);
         return upload(hash, bytes.length, RequestBody.fromBytes(bytes));
     }
 
@@ -136,7 +137,7 @@ public final class S3PayloadStore implements PayloadStore, AutoCloseable {
     public StoredObject put(Path file) throws IOException {
         // the hash names the key and is the checksum S3 verifies, so it is known before the upload: one pass to hash,
         // one to send (a payload is never held in memory)
-        MessageDigest digest = Sha256.newDigest();
+        MessageDigest digest = DigestUtils.getSha256Digest();
         long size;
         try (InputStream in = new DigestInputStream(Files.newInputStream(file), digest)) {
             size = in.transferTo(java.io.OutputStream.nullOutputStream());

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.security.MessageDigest;
 import java.util.HexFormat;
+import org.apache.commons.codec.digest.DigestUtils;
 
 /**
  * Hashes what passes through and, at the end of the stream, throws {@link PayloadCorruptException} if the bytes'
@@ -12,7 +13,7 @@ import java.util.HexFormat;
  */
 final class Sha256VerifyingInputStream extends FilterInputStream {
 
-    private final MessageDigest digest = Sha256.newDigest();
+    private final MessageDigest digest = DigestUtils.getSha256Digest();
     private final String expected;
     private final String uri;
     private boolean checked;

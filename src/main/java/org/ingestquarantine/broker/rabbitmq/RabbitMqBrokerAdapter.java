@@ -1,11 +1,10 @@
 package org.ingestquarantine.broker.rabbitmq;
 
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.HexFormat;
 import org.apache.camel.Exchange;
 import org.apache.camel.component.springrabbit.SpringRabbitMQConstants;
+import org.apache.commons.codec.digest.DigestUtils;
 import org.ingestquarantine.delivery.AttemptJournal;
 import org.ingestquarantine.delivery.BrokerAdapter;
 import org.ingestquarantine.delivery.BrokerBackstop;
@@ -79,12 +78,7 @@ public final class RabbitMqBrokerAdapter implements BrokerAdapter {
      *     (two such messages with identical bodies share it)
      */
     public static String bodyKey(byte[] body) {
-        try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(body);
-            return KEY_PREFIX + "sha256:" + HexFormat.of().formatHex(digest, 0, 16);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
-        }
+        return KEY_PREFIX + "sha256:" + HexFormat.of().formatHex(DigestUtils.sha256(body), 0, 16);
     }
 
     /** @return deliveries started so far + 1, from the attempt journal (one read; the admitting statement counts it itself) */
