@@ -47,6 +47,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
@@ -169,7 +170,9 @@ class OperatorPageIT extends PostgresTestBase {
                 ApiLimits.from(new org.ingestquarantine.pipeline.Settings(
                         org.ingestquarantine.testsupport.ShippedProperties.lookup())));
         browser = startChromium();
+        // a view re-renders its tables when its data arrives: an element read mid-render is stale, not a failure
         wait = new WebDriverWait(browser, WAIT);
+        wait.ignoring(StaleElementReferenceException.class);
     }
 
     @AfterEach

@@ -62,6 +62,7 @@ final class EmbeddingsClient {
      */
     List<float[]> embed(List<String> inputs) {
         HttpResponse<byte[]> response;
+        long started = System.nanoTime();
         try {
             response = send(inputs);
         } catch (InterruptedException e) {
@@ -69,7 +70,7 @@ final class EmbeddingsClient {
             throw new ShutdownException("the request to the embedding service was cut short: this process is"
                     + " stopping; the message goes back to the queue", null);
         } catch (IOException e) {
-            throw transportFailure(e);
+            throw transportFailure(e, Duration.ofNanos(System.nanoTime() - started));
         }
         int status = response.statusCode();
         if (status == 408 || status == 429 || status >= 500) {
@@ -120,12 +121,17 @@ final class EmbeddingsClient {
         return http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
     }
 
-    private TransientException transportFailure(IOException e) {
+    /**
+     * @param waited how long the request had run: the JDK's client reports its request timeout as a connect timeout
+     *     when it fires before the connection is made, so a connect timeout sooner than
+     *     {@code embed.openai.connect-timeout-ms} is the request timeout's
+     */
+    private TransientException transportFailure(IOException e, Duration waited) {
         String reason = "embed_io";
         String what = "failed (" + e.getClass().getSimpleName() + ")";
         boolean unreachable = false;
         for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof HttpConnectTimeoutException) {
+            if (t instanceof HttpConnectTimeoutException && waited.compareTo(settings.timeouts().connect()) >= 0) {
                 reason = "embed_timeout";
                 what = "did not accept a connection within embed.openai.connect-timeout-ms";
                 unreachable = true;
