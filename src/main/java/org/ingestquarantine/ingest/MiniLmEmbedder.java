@@ -39,6 +39,11 @@ import java.util.function.Supplier;
  * ships) while chunks held up to 256, so about 40% of chunk text was never embedded; the version now names the
  * input length ({@link #version()}), so rows embedded the old way are told apart.
  *
+ * <p>Model: the fp32 all-MiniLM-L6-v2 or its int8-quantized variant ({@link MiniLmModel.Variant}, property
+ * {@code embed.local-model}); both take the same tokenizer, inputs and 384 dimensions, and the version begins with
+ * the variant's name ({@code all-minilm-l6-v2/...} or {@code all-minilm-l6-v2-q/...}), so rows embedded by either
+ * are told apart.
+ *
  * <p>The model (90 MB) loads in the background from {@link #startLoading()} on (the application calls it at the
  * end of its start-up), so that start-up does other work meanwhile; the first {@link #embed} starts the load if
  * nobody did and waits for it. Thread-safe.
@@ -144,7 +149,7 @@ public final class MiniLmEmbedder implements Embedder, AutoCloseable {
 
     @Override
     public String version() {
-        return "all-minilm-l6-v2/langchain4j-1.19.0/input-" + maxInputTokens;
+        return model.variant().id() + "/langchain4j-1.19.0/input-" + maxInputTokens;
     }
 
     @Override
@@ -212,12 +217,32 @@ public final class MiniLmEmbedder implements Embedder, AutoCloseable {
     }
 
     /**
-     * One model call: the inputs padded to the longest, mean-pooled over their own word pieces.
+     * One batch: with the fp32 model one padded call; with the quantized one ({@link MiniLmModel.Variant#INT8}) a
+     * call per input, since its activations are quantized with one scale per call (DynamicQuantizeLinear over the
+     * whole tensor, padding included): batched, a chunk's vector would depend on the chunks beside it (cosine
+     * distance up to 0.014 seen on the corpus), run alone it is the same wherever and with whatever it is embedded.
      *
      * @param batch token ids with the start and end markers
      * @return one unit vector per input
      */
     float[][] run(List<long[]> batch) {
+        if (!model.variant().quantized()) {
+            return runPadded(batch);
+        }
+        float[][] out = new float[batch.size()][];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = runPadded(List.of(batch.get(i)))[0];
+        }
+        return out;
+    }
+
+    /**
+     * One model call: the inputs padded to the longest, mean-pooled over their own word pieces.
+     *
+     * @param batch token ids with the start and end markers
+     * @return one unit vector per input
+     */
+    private float[][] runPadded(List<long[]> batch) {
         int n = batch.size();
         int len = 0;
         for (long[] ids : batch) {
