@@ -42,7 +42,7 @@ import java.util.function.Supplier;
  * <p>Model: the fp32 all-MiniLM-L6-v2 or its int8-quantized variant ({@link MiniLmModel.Variant}, property
  * {@code embed.local-model}); both take the same tokenizer, inputs and 384 dimensions, and the version begins with
  * the variant's name ({@code all-minilm-l6-v2/...} or {@code all-minilm-l6-v2-q/...}), so rows embedded by either
- * are told apart.
+ * are told apart. The quantized model's vectors depend slightly on their batch ({@link #run}).
  *
  * <p>The model (90 MB) loads in the background from {@link #startLoading()} on (the application calls it at the
  * end of its start-up), so that start-up does other work meanwhile; the first {@link #embed} starts the load if
@@ -217,32 +217,17 @@ public final class MiniLmEmbedder implements Embedder, AutoCloseable {
     }
 
     /**
-     * One batch: with the fp32 model one padded call; with the quantized one ({@link MiniLmModel.Variant#INT8}) a
-     * call per input, since its activations are quantized with one scale per call (DynamicQuantizeLinear over the
-     * whole tensor, padding included): batched, a chunk's vector would depend on the chunks beside it (cosine
-     * distance up to 0.014 seen on the corpus), run alone it is the same wherever and with whatever it is embedded.
+     * One model call: the inputs padded to the longest, mean-pooled over their own word pieces. With the quantized
+     * model ({@link MiniLmModel.Variant#INT8}) the activations are quantized with one scale per call
+     * (DynamicQuantizeLinear over the whole tensor, padding included), so a chunk's vector depends a little on the
+     * chunks batched with it (cosine distance up to 0.014 against the chunk run alone, on the corpus); a call per
+     * chunk would make it independent but costs about half the model's throughput (bench/embedding-quality), so
+     * int8's vectors are close, not bit-identical, between runs.
      *
      * @param batch token ids with the start and end markers
      * @return one unit vector per input
      */
     float[][] run(List<long[]> batch) {
-        if (!model.variant().quantized()) {
-            return runPadded(batch);
-        }
-        float[][] out = new float[batch.size()][];
-        for (int i = 0; i < out.length; i++) {
-            out[i] = runPadded(List.of(batch.get(i)))[0];
-        }
-        return out;
-    }
-
-    /**
-     * One model call: the inputs padded to the longest, mean-pooled over their own word pieces.
-     *
-     * @param batch token ids with the start and end markers
-     * @return one unit vector per input
-     */
-    private float[][] runPadded(List<long[]> batch) {
         int n = batch.size();
         int len = 0;
         for (long[] ids : batch) {
