@@ -21,6 +21,7 @@ import org.ingestquarantine.ingest.DocumentIndex;
 import org.ingestquarantine.ingest.IndexedChunk;
 import org.ingestquarantine.ingest.IndexedDocument;
 import org.ingestquarantine.ingest.MiniLmEmbedder;
+import org.ingestquarantine.ingest.MiniLmModel;
 import org.ingestquarantine.ingest.TextChunk;
 import org.ingestquarantine.ingest.WindowChunker;
 import org.ingestquarantine.parse.InProcessPdfParser;
@@ -35,11 +36,16 @@ import org.ingestquarantine.parse.ParsedDocument;
  * into an embedded PostgreSQL started beforehand). Repeated, floor and product alternating in order; prints
  * per run seconds, CPU-seconds (this JVM plus its worker JVMs and PostgreSQL processes), documents/s and
  * chunks/s (the product's after its start-up) and the ratio product/floor of throughput; then median (min–max).
+ * The product runs twice per repetition, with each local model ({@code embed.local-model}: fp32 "product", the
+ * int8-quantized "product-q"), and the ratio product-q/product of chunks/s is printed beside; the floor embeds
+ * with fp32, so product/floor is the fp32 product's.
  * Run with {@code bench/pipeline-bench [folder] [repetitions]}.
  */
 public final class PipelineBench {
 
     private static final int THREADS = Runtime.getRuntime().availableProcessors();
+    private static final String FP32 = MiniLmModel.Variant.FP32.id();
+    private static final String INT8 = MiniLmModel.Variant.INT8.id();
 
     private PipelineBench() {
     }
@@ -62,6 +68,7 @@ public final class PipelineBench {
         Path tmp = Files.createTempDirectory("iq-pipeline-bench-");
         List<Run> floors = new ArrayList<>();
         List<Run> products = new ArrayList<>();
+        List<Run> quantized = new ArrayList<>();
         try (MiniLmEmbedder embedder = new MiniLmEmbedder(THREADS, MiniLmEmbedder.DEFAULT_BATCH);
              EmbeddedPostgresService pg = EmbeddedPostgresService.start(tmp.resolve("floor-postgres"), 0);
              Database db = Database.open(pg.jdbcUrl(), pg.user(), pg.password())) {
@@ -71,23 +78,33 @@ public final class PipelineBench {
                     pg.dataDirectory());
             int chunks = 0;
             for (int rep = 0; rep < repetitions; rep++) {
-                boolean floorFirst = rep % 2 == 0;
+                // order alternated: floor, fp32, int8 in even repetitions, int8, fp32, floor in odd ones
+                List<String> order = new ArrayList<>(List.of("floor", FP32, INT8));
+                if (rep % 2 == 1) {
+                    java.util.Collections.reverse(order);
+                }
                 Run f = null;
                 Run p = null;
-                for (int side = 0; side < 2; side++) {
-                    if ((side == 0) == floorFirst) {
+                Run q = null;
+                for (String side : order) {
+                    if (side.equals("floor")) {
                         f = floor.run("floor-" + rep);
                         chunks = floor.chunks;
                         floors.add(f);
                         print(rep, f);
-                    } else {
-                        p = product(folder, files.size(), tmp.resolve("product-" + rep), chunks);
+                    } else if (side.equals(FP32)) {
+                        p = product(folder, files.size(), tmp.resolve("product-" + rep), chunks, FP32);
                         products.add(p);
                         print(rep, p);
+                    } else {
+                        q = product(folder, files.size(), tmp.resolve("product-q-" + rep), chunks, INT8);
+                        quantized.add(q);
+                        print(rep, q);
                     }
                 }
-                System.out.printf(Locale.ROOT, "  ratio product/floor: %.2f documents/s, %.2f CPU-s (load %.1f)%n",
-                        p.docsPerS() / f.docsPerS(), p.cpuSeconds() / f.cpuSeconds(), loadAverage());
+                System.out.printf(Locale.ROOT, "  ratio product/floor: %.2f documents/s, %.2f CPU-s; int8/fp32 product:"
+                                + " %.2f chunks/s (load %.1f)%n", p.docsPerS() / f.docsPerS(),
+                        p.cpuSeconds() / f.cpuSeconds(), q.chunksPerS() / p.chunksPerS(), loadAverage());
             }
         } finally {
             deleteTree(tmp);
@@ -101,6 +118,10 @@ public final class PipelineBench {
         summary("product CPU-s (with start-up)", products.stream().map(Run::cpuSeconds).toList());
         summary("product documents/s after start-up", products.stream().map(Run::docsPerS).toList());
         summary("product chunks/s after start-up", products.stream().map(Run::chunksPerS).toList());
+        summary("product-q seconds (with start-up)", quantized.stream().map(Run::seconds).toList());
+        summary("product-q CPU-s (with start-up)", quantized.stream().map(Run::cpuSeconds).toList());
+        summary("product-q documents/s after start-up", quantized.stream().map(Run::docsPerS).toList());
+        summary("product-q chunks/s after start-up", quantized.stream().map(Run::chunksPerS).toList());
         List<Double> ratios = new ArrayList<>();
         List<Double> cpuRatios = new ArrayList<>();
         for (int i = 0; i < repetitions; i++) {
@@ -109,6 +130,11 @@ public final class PipelineBench {
         }
         summary("ratio product/floor throughput", ratios);
         summary("ratio product/floor CPU-s", cpuRatios);
+        List<Double> modelRatios = new ArrayList<>();
+        for (int i = 0; i < repetitions; i++) {
+            modelRatios.add(quantized.get(i).chunksPerS() / products.get(i).chunksPerS());
+        }
+        summary("ratio product-q/product chunks/s", modelRatios);
         System.out.printf(Locale.ROOT, "load average at end %.1f%n", loadAverage());
         System.exit(0);
     }
@@ -193,8 +219,11 @@ public final class PipelineBench {
         }
     }
 
-    /** The main job as {@code bin/ingest-quarantine ingest <folder> --json} runs it, on a fresh data dir. */
-    private static Run product(Path folder, int fileCount, Path dataDir, int chunks) throws Exception {
+    /**
+     * The main job as {@code bin/ingest-quarantine ingest <folder> --json} runs it, on a fresh data dir, with
+     * {@code -Dembed.local-model=<model>}.
+     */
+    private static Run product(Path folder, int fileCount, Path dataDir, int chunks, String model) throws Exception {
         CpuMeter cpu = new CpuMeter(dataDir);
         Thread sampler = new Thread(() -> {
             while (!Thread.currentThread().isInterrupted()) {
@@ -209,9 +238,11 @@ public final class PipelineBench {
         sampler.setDaemon(true);
         sampler.start();
         BenchIngest ingest;
+        System.setProperty(MiniLmModel.VARIANT_PROPERTY, model);
         try {
             ingest = BenchIngest.run(folder, dataDir);
         } finally {
+            System.clearProperty(MiniLmModel.VARIANT_PROPERTY);
             sampler.interrupt();
             sampler.join();
         }
@@ -224,7 +255,8 @@ public final class PipelineBench {
         String detail = String.format(Locale.ROOT, "files=%d start-up %.1f s, indexed %s, quarantined %s | %s",
                 fileCount, summary.get("startup_ms").asLong() / 1000.0, summary.get("indexed"),
                 summary.get("quarantined"), breakdown);
-        return new Run("product", seconds, cpuSeconds, fileCount / processing, chunks / processing, detail);
+        return new Run(model.equals(FP32) ? "product" : "product-q", seconds, cpuSeconds, fileCount / processing,
+                chunks / processing, detail);
     }
 
     /**

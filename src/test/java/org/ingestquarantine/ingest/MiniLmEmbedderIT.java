@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.langchain4j.data.segment.TextSegment;
 import dev.langchain4j.model.embedding.onnx.HuggingFaceTokenCountEstimator;
 import dev.langchain4j.model.embedding.onnx.allminilml6v2.AllMiniLmL6V2EmbeddingModel;
+import dev.langchain4j.model.embedding.onnx.allminilml6v2q.AllMiniLmL6V2QuantizedEmbeddingModel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -51,6 +52,8 @@ class MiniLmEmbedderIT {
         List<float[]> ours;
         try (MiniLmEmbedder cutAt128 = new MiniLmEmbedder(2, 7, 128)) {
             ours = cutAt128.embed(texts);
+            // activations are quantized per model call: a chunk run alone, not beside its batch's others
+            assertThat(cosine(cutAt128.embed(texts.subList(3, 4)).get(0), ours.get(3))).isGreaterThan(1 - 1e-6);
         }
         AllMiniLmL6V2EmbeddingModel reference = new AllMiniLmL6V2EmbeddingModel();
         List<float[]> theirs = reference.embedAll(texts.stream().map(TextSegment::from).toList()).content().stream()
@@ -61,6 +64,46 @@ class MiniLmEmbedderIT {
             worst = Math.min(worst, cosine(ours.get(i), theirs.get(i)));
         }
         assertThat(1 - worst).as("largest cosine distance over %d chunks", texts.size()).isLessThan(1e-5);
+    }
+
+    /**
+     * {@code embed.local-model=all-minilm-l6-v2-q} runs the int8-quantized model: each chunk run alone gives langchain4j's
+     * AllMiniLmL6V2QuantizedEmbeddingModel's vector within its 128 word pieces, not the fp32 model's, and batched a
+     * vector close to it (its activations are quantized per call); its name is in the version the index records, and
+     * the fp32 default keeps its version.
+     */
+    @Test
+    void shouldRunTheQuantizedModelEmbedLocalModelNamesAndRecordIt() throws Exception {
+        List<String> texts = realChunks();
+        MiniLmModel quantized = MiniLmModel.of(new org.ingestquarantine.pipeline.Settings(
+                key -> java.util.Optional.ofNullable(java.util.Map.of(MiniLmModel.VARIANT_PROPERTY,
+                        "all-minilm-l6-v2-q").get(key))));
+        List<float[]> alone;
+        List<float[]> batched;
+        try (MiniLmEmbedder oneByOne = new MiniLmEmbedder(2, 1, 128, quantized);
+             MiniLmEmbedder inBatches = new MiniLmEmbedder(2, 7, 128, quantized)) {
+            assertThat(oneByOne.version()).isEqualTo("all-minilm-l6-v2-q/langchain4j-1.19.0/input-128");
+            assertThat(oneByOne.dimensions()).isEqualTo(MiniLmEmbedder.DIMENSIONS);
+            alone = oneByOne.embed(texts);
+            batched = inBatches.embed(texts);
+        }
+        assertThat(embedder.version()).startsWith("all-minilm-l6-v2/langchain4j-1.19.0/input-");
+        List<float[]> theirs = new AllMiniLmL6V2QuantizedEmbeddingModel().embedAll(texts.stream()
+                .map(TextSegment::from).toList()).content().stream().map(e -> e.vector()).toList();
+        List<float[]> fp32 = new AllMiniLmL6V2EmbeddingModel().embedAll(texts.stream().map(TextSegment::from)
+                .toList()).content().stream().map(e -> e.vector()).toList();
+        double worst = 1;
+        double worstBatched = 1;
+        double worstAgainstFp32 = 1;
+        for (int i = 0; i < texts.size(); i++) {
+            worst = Math.min(worst, cosine(alone.get(i), theirs.get(i)));
+            worstBatched = Math.min(worstBatched, cosine(batched.get(i), alone.get(i)));
+            worstAgainstFp32 = Math.min(worstAgainstFp32, cosine(alone.get(i), fp32.get(i)));
+        }
+        assertThat(1 - worst).as("largest cosine distance to the quantized model's, %d chunks", texts.size())
+                .isLessThan(1e-5);
+        assertThat(1 - worstBatched).as("largest cosine distance batched against alone").isLessThan(0.03);
+        assertThat(1 - worstAgainstFp32).as("largest cosine distance to the fp32 model's").isGreaterThan(1e-3);
     }
 
     @Test
