@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import org.ingestquarantine.ingest.MiniLmEmbedder;
 import org.ingestquarantine.ingest.MiniLmModel;
+import org.ingestquarantine.testsupport.ShippedProperties;
 import org.ingestquarantine.testsupport.TestPipeline;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -57,7 +58,11 @@ class QuantizedModelIT {
         assertThat(versions).containsOnly("all-minilm-l6-v2-q/langchain4j-1.19.0/input-256");
         List<float[]> int8;
         List<float[]> fp32;
-        try (MiniLmEmbedder q = new MiniLmEmbedder(1, 8, MiniLmEmbedder.MAX_TOKENS,
+        // batched as the pipeline batches (embed.threads, embed.batch-chunks as shipped): an int8 vector depends
+        // slightly on the chunks it was batched with (the model scales its activations once per call)
+        int threads = Integer.parseInt(ShippedProperties.lookup().apply("embed.threads").orElseThrow().trim());
+        int batch = Integer.parseInt(ShippedProperties.lookup().apply("embed.batch-chunks").orElseThrow().trim());
+        try (MiniLmEmbedder q = new MiniLmEmbedder(threads, batch, MiniLmEmbedder.MAX_TOKENS,
                 MiniLmModel.onClassPath(MiniLmModel.Variant.INT8));
              MiniLmEmbedder f = new MiniLmEmbedder(1, 8)) {
             int8 = q.embed(texts);
