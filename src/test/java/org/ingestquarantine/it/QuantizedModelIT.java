@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.Map;
 import org.ingestquarantine.ingest.MiniLmEmbedder;
 import org.ingestquarantine.ingest.MiniLmModel;
-import org.ingestquarantine.testsupport.ShippedProperties;
 import org.ingestquarantine.testsupport.TestPipeline;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -34,8 +33,10 @@ class QuantizedModelIT {
         List<String> versions = new ArrayList<>();
         List<String> texts = new ArrayList<>();
         List<float[]> stored = new ArrayList<>();
+        // one chunk per model call: an int8 vector depends slightly on the chunks batched with it (the model scales
+        // its activations once per call), and the pool's batches depend on timing; alone, each is reproducible
         try (TestPipeline pipeline = TestPipeline.start(data, Map.of(MiniLmModel.VARIANT_PROPERTY,
-                "all-minilm-l6-v2-q"))) {
+                "all-minilm-l6-v2-q", "embed.threads", "1", "embed.batch-chunks", "1"))) {
             assertThat(pipeline.awaitOutcome(pipeline.publishFile("it", "q", SAMPLE), WAIT)).isEqualTo("indexed");
             try (Connection c = pipeline.dataSource().getConnection();
                  PreparedStatement s = c.prepareStatement("SELECT d.embedder_version, k.text, k.embedding"
@@ -58,11 +59,7 @@ class QuantizedModelIT {
         assertThat(versions).containsOnly("all-minilm-l6-v2-q/langchain4j-1.19.0/input-256");
         List<float[]> int8;
         List<float[]> fp32;
-        // batched as the pipeline batches (embed.threads, embed.batch-chunks as shipped): an int8 vector depends
-        // slightly on the chunks it was batched with (the model scales its activations once per call)
-        int threads = Integer.parseInt(ShippedProperties.lookup().apply("embed.threads").orElseThrow().trim());
-        int batch = Integer.parseInt(ShippedProperties.lookup().apply("embed.batch-chunks").orElseThrow().trim());
-        try (MiniLmEmbedder q = new MiniLmEmbedder(threads, batch, MiniLmEmbedder.MAX_TOKENS,
+        try (MiniLmEmbedder q = new MiniLmEmbedder(1, 1, MiniLmEmbedder.MAX_TOKENS,
                 MiniLmModel.onClassPath(MiniLmModel.Variant.INT8));
              MiniLmEmbedder f = new MiniLmEmbedder(1, 8)) {
             int8 = q.embed(texts);
