@@ -71,10 +71,13 @@ public final class AttemptJournal {
      * committed ({@link #closeRecordNotWritten}: the store unreachable). Such an attempt decided its message's
      * outcome but could not record it, so the next delivery is the same delivery tried again: where the journal is
      * the delivery counter (Kafka, RabbitMQ: {@link #admit} with no count, {@link #attempts}) it is not counted as
-     * one. No route step can take the name (a step id is a stage): it is not an identifier a route would give. The
-     * admitting statement spells it out.
+     * one. No route step can take the name (a step id is a stage): it is not an identifier a route would give.
      */
     public static final String RECORD_NOT_WRITTEN_STAGE = "record_not_written";
+
+    /** SQL: the journal row is a delivery the journal counts (not one released as {@value #RECORD_NOT_WRITTEN_STAGE}). */
+    private static final String COUNTED_DELIVERY = "(outcome IS DISTINCT FROM 'released' OR stage IS DISTINCT FROM '"
+            + RECORD_NOT_WRITTEN_STAGE + "')";
 
     private record StageMark(String stage, Instant at) {
     }
@@ -214,8 +217,8 @@ public final class AttemptJournal {
         String sql = "WITH " + relaxedOpen() + """
                 n AS (
                     SELECT coalesce(?::int, (SELECT count(*)::int + 1 FROM attempt_journal WHERE delivery_key = ?
-                                             AND (outcome IS DISTINCT FROM 'released'
-                                                  OR stage IS DISTINCT FROM 'record_not_written')))
+                                             AND """ + COUNTED_DELIVERY + """
+                ))
                         AS delivery_count
                 ), open AS (
                     SELECT attempt_id, stage, started_at,
@@ -592,7 +595,7 @@ public final class AttemptJournal {
      */
     public int attempts(String deliveryKey) {
         String sql = "SELECT count(*) FROM attempt_journal WHERE delivery_key = ?"
-                + " AND (outcome IS DISTINCT FROM 'released' OR stage IS DISTINCT FROM '" + RECORD_NOT_WRITTEN_STAGE + "')";
+                + " AND " + COUNTED_DELIVERY;
         try {
             return jdbc.queryFirst(sql, rs -> rs.getInt(1), deliveryKey).orElse(0);
         } catch (SQLException e) {
