@@ -11,18 +11,12 @@ import org.ingestquarantine.ingest.SourceRequestThrottle;
  * ({@link DrainRuns#start}), replays it record by record, oldest first, under the run's own throttle, writes each
  * item's outcome as it goes, and closes the run row with its counts. Interrupting the thread stops it between
  * records: the rest count as {@code not_tried}.
+ *
+ * @param runs the run's rows
+ * @param replay replays one record
+ * @param headroomPercent the run's own spacing headroom
  */
-final class DrainRun {
-
-    private final DrainRuns runs;
-    private final DrainReplay replay;
-    private final double headroomPercent;
-
-    DrainRun(DrainRuns runs, DrainReplay replay, double headroomPercent) {
-        this.runs = runs;
-        this.replay = replay;
-        this.headroomPercent = headroomPercent;
-    }
+record DrainRun(DrainRuns runs, DrainReplay replay, double headroomPercent) {
 
     /** @param request a checked request */
     DrainReport run(Drain.Request request, Integer expectedCohort, Drain.Progress progress) {

@@ -13,16 +13,11 @@ import org.ingestquarantine.operator.OperatorService;
 /**
  * The {@link OperatorApi}'s bulk actions, each in two steps: {@code POST /api/dispose/preview} and
  * {@code /api/dispose}, {@code /api/drain/preview} and {@code /api/drain} (a canary, run within the request).
+ *
+ * @param service checks a selection's source
+ * @param actions the bulk actions
  */
-final class ApiActions {
-
-    private final OperatorService service;
-    private final OperatorActions actions;
-
-    ApiActions(OperatorService service, OperatorActions actions) {
-        this.service = service;
-        this.actions = actions;
-    }
+record ApiActions(OperatorService service, OperatorActions actions) {
 
     /**
      * @param path the path after {@code /api/}

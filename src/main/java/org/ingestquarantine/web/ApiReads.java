@@ -12,30 +12,21 @@ import org.ingestquarantine.operator.Storms;
 /**
  * The {@link OperatorApi}'s {@code GET} routes: stats, cohorts, coverage, overdue, a record and its stack trace, a
  * cohort's records, the unindexable register, drain runs, the actions trail and the storms. Reads only.
+ *
+ * @param service the questions
+ * @param actions the actions trail
+ * @param registers the page's lists
+ * @param storms the paused sources; null when {@code /api/storms} answers 404
+ * @param defaultOverdueAge retention age when {@code /api/overdue} names none
  */
-final class ApiReads {
+record ApiReads(OperatorService service, OperatorActions actions, OperatorRegisters registers, Storms storms,
+                Duration defaultOverdueAge) {
 
     /**
      * Suffix of a record's stack trace, {@code GET /api/records/<ref>/stack-trace}: a record whose doc_id itself ends
      * so is named by its dlq_id or URL-encoded ({@code %2F} for each {@code /}).
      */
     static final String STACK_TRACE = "/stack-trace";
-
-    private final OperatorService service;
-    private final OperatorActions actions;
-    private final OperatorRegisters registers;
-    private final Storms storms;
-    private final Duration defaultOverdueAge;
-
-    /** @param storms null when the storms' route answers 404 */
-    ApiReads(OperatorService service, OperatorActions actions, OperatorRegisters registers, Storms storms,
-             Duration defaultOverdueAge) {
-        this.service = service;
-        this.actions = actions;
-        this.registers = registers;
-        this.storms = storms;
-        this.defaultOverdueAge = defaultOverdueAge;
-    }
 
     /**
      * @param path the path after {@code /api/}

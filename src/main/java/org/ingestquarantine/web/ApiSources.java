@@ -9,17 +9,11 @@ import org.ingestquarantine.operator.Storms;
 /**
  * The {@link OperatorApi}'s source routes: {@code POST /api/sources/<source>/count} (list it now),
  * {@code .../total} (a stated total) and {@code .../resume} (a source the failure-storm breaker paused).
+ *
+ * @param totals the sources' totals
+ * @param storms the paused sources; null when {@code resume} answers 404
  */
-final class ApiSources {
-
-    private final SourceCounts totals;
-    private final Storms storms;
-
-    /** @param storms null when {@code resume} answers 404 */
-    ApiSources(SourceCounts totals, Storms storms) {
-        this.totals = totals;
-        this.storms = storms;
-    }
+record ApiSources(SourceCounts totals, Storms storms) {
 
     /**
      * @param rest the path after {@code /api/sources/}
