@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.github.f4b6a3.ulid.UlidCreator;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Types;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -15,9 +16,10 @@ import java.util.Objects;
 import java.util.TreeMap;
 import javax.sql.DataSource;
 import org.ingestquarantine.db.DatabaseAccessException;
-import org.ingestquarantine.db.Jdbc;
-import org.ingestquarantine.db.SqlFailure;
 import org.ingestquarantine.db.SqlTime;
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
+import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
 
 /**
  * The actions trail ({@code operator_actions}, V25): a row when a bulk action starts ({@code running}), completed
@@ -30,8 +32,10 @@ public final class ActionTrail {
     public static final int DEFAULT_ACTIONS = 20;
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String BEGIN = OperatorSql.load("action-begin.sql");
+    private static final String END = OperatorSql.load("action-end.sql");
 
-    private final Jdbc jdbc;
+    private final NamedParameterJdbcTemplate jdbc;
     private final Clock clock;
 
     /**
@@ -39,7 +43,7 @@ public final class ActionTrail {
      * @param clock the time of entries
      */
     public ActionTrail(DataSource dataSource, Clock clock) {
-        this.jdbc = new Jdbc(dataSource);
+        this.jdbc = OperatorSql.named(dataSource);
         this.clock = Objects.requireNonNull(clock, "clock");
     }
 
@@ -53,11 +57,17 @@ public final class ActionTrail {
      */
     String begin(Actor actor, BulkAction action, CohortSelection selection, String reasonCode, String owner) {
         String id = UlidCreator.getMonotonicUlid().toString();
-        write("the action did not start: its trail entry could not be written", "INSERT INTO operator_actions (action_id, action, actor,"
-                + " channel, started_at, error_fingerprint, parser_version, error_class, source, limit_documents,"
-                + " reason_code, owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", id, action.code(), actor.name(),
-                actor.channel().code(), now(), selection.fingerprint(), selection.parserVersion(),
-                selection.errorClass(), selection.source(), selection.limit(), trimmed(reasonCode), trimmed(owner));
+        write("the action did not start: its trail entry could not be written", BEGIN,
+                new MapSqlParameterSource("actionId", id).addValue("action", action.code())
+                        .addValue("actor", actor.name()).addValue("channel", actor.channel().code())
+                        .addValue("startedAt", OperatorSql.time(now()))
+                        .addValue("fingerprint", selection.fingerprint(), Types.VARCHAR)
+                        .addValue("parserVersion", selection.parserVersion(), Types.VARCHAR)
+                        .addValue("errorClass", selection.errorClass(), Types.VARCHAR)
+                        .addValue("source", selection.source(), Types.VARCHAR)
+                        .addValue("limit", selection.limit(), Types.INTEGER)
+                        .addValue("reasonCode", trimmed(reasonCode), Types.VARCHAR)
+                        .addValue("owner", trimmed(owner), Types.VARCHAR));
         return id;
     }
 
@@ -67,10 +77,12 @@ public final class ActionTrail {
      */
     void end(String actionId, ActionOutcome outcome) {
         write("the outcome of action " + actionId + " could not be written to the trail (its entry stays running)",
-                "UPDATE operator_actions SET finished_at = ?, status = ?, selected = ?, outcome_counts = ?::jsonb,"
-                        + " verdict_counts = ?::jsonb, error = ?, drain_run_id = ? WHERE action_id = ?",
-                now(), outcome.status(), outcome.selected(), json(outcome.outcomeCounts()),
-                json(outcome.verdictCounts()), outcome.error(), outcome.drainRunId(), actionId);
+                END, new MapSqlParameterSource("finishedAt", OperatorSql.time(now()))
+                        .addValue("status", outcome.status()).addValue("selected", outcome.selected(), Types.INTEGER)
+                        .addValue("outcomes", json(outcome.outcomeCounts()), Types.VARCHAR)
+                        .addValue("verdicts", json(outcome.verdictCounts()), Types.VARCHAR)
+                        .addValue("error", outcome.error(), Types.VARCHAR)
+                        .addValue("drainRunId", outcome.drainRunId(), Types.VARCHAR).addValue("actionId", actionId));
     }
 
     /**
@@ -83,7 +95,8 @@ public final class ActionTrail {
         if (max < 1) {
             throw new BadOperatorInputException(OperatorField.LIMIT, " must be at least 1, was " + max);
         }
-        return read("SELECT * FROM operator_actions ORDER BY started_at DESC, action_id DESC LIMIT ?", max);
+        return read("SELECT * FROM operator_actions ORDER BY started_at DESC, action_id DESC LIMIT :limit",
+                new MapSqlParameterSource("limit", max));
     }
 
     /**
@@ -92,16 +105,16 @@ public final class ActionTrail {
      * @throws IllegalStateException if there is none
      */
     ActionEntry find(String actionId) {
-        return read("SELECT * FROM operator_actions WHERE action_id = ?", actionId).stream().findFirst()
+        return read("SELECT * FROM operator_actions WHERE action_id = :actionId",
+                new MapSqlParameterSource("actionId", actionId)).stream().findFirst()
                 .orElseThrow(() -> new IllegalStateException("no trail entry " + actionId));
     }
 
-    private List<ActionEntry> read(String sql, Object arg) {
+    private List<ActionEntry> read(String sql, MapSqlParameterSource args) {
         try {
-            return jdbc.query(sql, ActionTrail::entry, arg);
-        } catch (SQLException e) {
-            throw new DatabaseAccessException("the actions trail could not be read (" + SqlFailure.describe(e)
-                    + "); retry when PostgreSQL answers again", e);
+            return jdbc.query(sql, args, (rs, n) -> entry(rs));
+        } catch (DataAccessException e) {
+            throw OperatorSql.failure("the actions trail could not be read", e);
         }
     }
 
@@ -120,12 +133,11 @@ public final class ActionTrail {
                 rs.getString("error"), run == null ? null : run.trim());
     }
 
-    private void write(String what, String sql, Object... args) {
+    private void write(String what, String sql, MapSqlParameterSource args) {
         try {
             jdbc.update(sql, args);
-        } catch (SQLException e) {
-            throw new DatabaseAccessException(what + " (" + SqlFailure.describe(e)
-                    + "); retry when PostgreSQL answers again", e);
+        } catch (DataAccessException e) {
+            throw OperatorSql.failure(what, e);
         }
     }
 

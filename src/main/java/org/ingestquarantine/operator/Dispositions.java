@@ -1,10 +1,6 @@
 package org.ingestquarantine.operator;
 
 import java.io.IOException;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -16,12 +12,16 @@ import java.util.Objects;
 import java.util.Set;
 import javax.sql.DataSource;
 import org.ingestquarantine.db.DatabaseAccessException;
-import org.ingestquarantine.db.SqlFailure;
-import org.ingestquarantine.db.SqlTime;
 import org.ingestquarantine.quarantine.Disposition;
 import org.ingestquarantine.quarantine.PayloadStore;
 import org.ingestquarantine.quarantine.QuarantineRecord;
 import org.ingestquarantine.quarantine.QuarantineStore;
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.core.ConnectionCallback;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.RowCallbackHandler;
+import org.springframework.transaction.TransactionException;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * The operator's changes to the residue: {@code dispose} (a cohort to the unindexable register),
@@ -32,7 +32,8 @@ import org.ingestquarantine.quarantine.QuarantineStore;
  */
 public final class Dispositions {
 
-    private final DataSource dataSource;
+    private final JdbcTemplate jdbc;
+    private final TransactionTemplate transactions;
     private final QuarantineStore store;
     private final PayloadStore payloads;
     private final Clock clock;
@@ -44,7 +45,8 @@ public final class Dispositions {
      * @param clock the time of closings and the reference of ages
      */
     public Dispositions(DataSource dataSource, QuarantineStore store, PayloadStore payloads, Clock clock) {
-        this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        this.jdbc = OperatorSql.jdbc(Objects.requireNonNull(dataSource, "dataSource"));
+        this.transactions = OperatorSql.transactions(dataSource);
         this.store = Objects.requireNonNull(store, "store");
         this.payloads = Objects.requireNonNull(payloads, "payloads");
         this.clock = Objects.requireNonNull(clock, "clock");
@@ -106,36 +108,27 @@ public final class Dispositions {
                 + " WHERE disposition = 'open' AND error_fingerprint = ? AND source = ANY (?)"
                 + (selection.parserVersion() == null ? "" : " AND parser_version = ?")
                 + (selection.errorClass() == null ? "" : " AND error_class = ?");
-        try (Connection c = dataSource.getConnection()) {
-            c.setAutoCommit(false);
-            try (PreparedStatement s = c.prepareStatement(sql)) {
-                int i = 1;
-                SqlTime.set(s, i++, now());
-                s.setString(i++, reasonCode.trim());
-                s.setString(i++, owner.trim());
-                s.setString(i++, selection.fingerprint());
-                s.setArray(i++, c.createArrayOf("text", bySource.keySet().toArray()));
-                if (selection.parserVersion() != null) {
-                    s.setString(i++, selection.parserVersion());
-                }
-                if (selection.errorClass() != null) {
-                    s.setString(i, selection.errorClass());
-                }
-                int moved = s.executeUpdate();
+        List<Object> args = new ArrayList<>(List.of(OperatorSql.time(now()), reasonCode.trim(), owner.trim(),
+                selection.fingerprint(), bySource.keySet().toArray(new String[0])));
+        if (selection.parserVersion() != null) {
+            args.add(selection.parserVersion());
+        }
+        if (selection.errorClass() != null) {
+            args.add(selection.errorClass());
+        }
+        try {
+            return transactions.execute(tx -> {
+                int moved = jdbc.update(sql, args.toArray());
                 if (expected != null && moved != expected) {
-                    throw ActionRefusedException.countChanged(moved, expected); // rolled back below
+                    throw ActionRefusedException.countChanged(moved, expected); // rolled back
                 }
                 if (moved == 0) {
                     throw selection.matchesNothing();
                 }
-                c.commit();
                 return moved;
-            } catch (SQLException | RuntimeException e) {
-                c.rollback();
-                throw e;
-            }
-        } catch (SQLException e) {
-            throw failure("the cohort was not disposed", e);
+            });
+        } catch (DataAccessException | TransactionException e) {
+            throw OperatorSql.failure("the cohort was not disposed", e);
         }
     }
 
@@ -193,21 +186,18 @@ public final class Dispositions {
                 + (selection.parserVersion() == null ? "" : " AND parser_version = ?")
                 + (selection.errorClass() == null ? "" : " AND error_class = ?")
                 + (selection.source() == null ? "" : " AND source = ?") + " GROUP BY source";
-        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(sql)) {
-            int i = 1;
-            s.setString(i++, selection.fingerprint());
-            for (String filter : new String[] {selection.parserVersion(), selection.errorClass(), selection.source()}) {
-                if (filter != null) {
-                    s.setString(i++, filter);
-                }
+        List<Object> args = new ArrayList<>(List.of(selection.fingerprint()));
+        for (String filter : new String[] {selection.parserVersion(), selection.errorClass(), selection.source()}) {
+            if (filter != null) {
+                args.add(filter);
             }
-            try (ResultSet rs = s.executeQuery()) {
-                while (rs.next()) {
-                    bySource.put(rs.getString(1), rs.getLong(2));
-                }
-            }
-        } catch (SQLException e) {
-            throw failure("the cohort could not be read", e);
+        }
+        try {
+            jdbc.query(sql, rs -> {
+                bySource.put(rs.getString(1), rs.getLong(2));
+            }, args.toArray());
+        } catch (DataAccessException e) {
+            throw OperatorSql.failure("the cohort could not be read", e);
         }
         return bySource;
     }
@@ -242,12 +232,12 @@ public final class Dispositions {
         if (expired.isEmpty()) {
             return 0;
         }
-        try (Connection c = dataSource.getConnection();
-             PreparedStatement s = c.prepareStatement("UPDATE quarantine SET payload_uri = NULL WHERE dlq_id = ANY (?)")) {
-            s.setArray(1, c.createArrayOf("bpchar", expired.toArray()));
-            return s.executeUpdate();
-        } catch (SQLException e) {
-            throw failure("expired payloads were deleted but their records not updated (they read as expired)", e);
+        try {
+            return jdbc.update("UPDATE quarantine SET payload_uri = NULL WHERE dlq_id = ANY (CAST(? AS bpchar[]))",
+                    (Object) expired.toArray(new String[0]));
+        } catch (DataAccessException e) {
+            throw OperatorSql.failure("expired payloads were deleted but their records not updated (they read as"
+                    + " expired)", e);
         }
     }
 
@@ -272,22 +262,16 @@ public final class Dispositions {
     public QuarantineRecord erase(String source, String docId) {
         requireText(source, OperatorField.SOURCE);
         requireText(docId, OperatorField.DOC_ID);
-        QuarantineRecord created = null;
-        try (Connection c = dataSource.getConnection()) {
-            c.setAutoCommit(false);
-            try {
-                int indexRows = delete(c, "DELETE FROM chunks WHERE source = ? AND doc_id = ?", source, docId)
-                        + delete(c, "DELETE FROM documents WHERE source = ? AND doc_id = ?", source, docId);
-                if (indexRows > 0) {
-                    created = store.tombstone(c, source, docId, "erased").orElse(null);
-                }
-                c.commit();
-            } catch (SQLException | RuntimeException e) {
-                c.rollback();
-                throw e;
-            }
-        } catch (SQLException e) {
-            throw failure("document " + source + "/" + docId + " was not erased", e);
+        QuarantineRecord created;
+        try {
+            created = transactions.execute(tx -> {
+                int indexRows = jdbc.update("DELETE FROM chunks WHERE source = ? AND doc_id = ?", source, docId)
+                        + jdbc.update("DELETE FROM documents WHERE source = ? AND doc_id = ?", source, docId);
+                return indexRows == 0 ? null : jdbc.execute((ConnectionCallback<QuarantineRecord>) c ->
+                        store.tombstone(c, source, docId, "erased").orElse(null));
+            });
+        } catch (DataAccessException | TransactionException e) {
+            throw OperatorSql.failure("document " + source + "/" + docId + " was not erased", e);
         }
         if (created != null) {
             return created;
@@ -311,12 +295,11 @@ public final class Dispositions {
      */
     public int pruneJournal(Duration olderThan) {
         requirePositive(olderThan, OperatorField.OLDER_THAN);
-        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(
-                "DELETE FROM attempt_journal WHERE closed_at IS NOT NULL AND closed_at < ?")) {
-            SqlTime.set(s, 1, now().minus(olderThan));
-            return s.executeUpdate();
-        } catch (SQLException e) {
-            throw failure("the attempt journal was not pruned", e);
+        try {
+            return jdbc.update("DELETE FROM attempt_journal WHERE closed_at IS NOT NULL AND closed_at < ?",
+                    OperatorSql.time(now().minus(olderThan)));
+        } catch (DataAccessException e) {
+            throw OperatorSql.failure("the attempt journal was not pruned", e);
         }
     }
 
@@ -324,28 +307,11 @@ public final class Dispositions {
         return clock.instant().truncatedTo(ChronoUnit.MICROS);
     }
 
-    private static int delete(Connection c, String sql, String source, String docId) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement(sql)) {
-            s.setString(1, source);
-            s.setString(2, docId);
-            return s.executeUpdate();
-        }
-    }
-
-    private interface RowReader {
-        void read(ResultSet rs) throws SQLException;
-    }
-
-    private void select(String sql, Instant at, RowReader reader) {
-        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(sql)) {
-            SqlTime.set(s, 1, at);
-            try (ResultSet rs = s.executeQuery()) {
-                while (rs.next()) {
-                    reader.read(rs);
-                }
-            }
-        } catch (SQLException e) {
-            throw failure("payloads to expire could not be read", e);
+    private void select(String sql, Instant at, RowCallbackHandler reader) {
+        try {
+            jdbc.query(sql, reader, OperatorSql.time(at));
+        } catch (DataAccessException e) {
+            throw OperatorSql.failure("payloads to expire could not be read", e);
         }
     }
 
@@ -359,10 +325,5 @@ public final class Dispositions {
         if (age == null || age.isZero() || age.isNegative()) {
             throw new BadOperatorInputException(field, " must be more than 0, was " + age);
         }
-    }
-
-    private static DatabaseAccessException failure(String what, SQLException e) {
-        return new DatabaseAccessException(what + " (" + SqlFailure.describe(e)
-                + "); retry when PostgreSQL answers again", e);
     }
 }

@@ -1,9 +1,5 @@
 package org.ingestquarantine.operator;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,8 +7,8 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 import javax.sql.DataSource;
 import org.ingestquarantine.db.DatabaseAccessException;
-import org.ingestquarantine.db.SqlFailure;
 import org.ingestquarantine.ingest.SourceRequestThrottle;
+import org.springframework.dao.DataAccessException;
 
 /**
  * What a drain would select now and how long it would take ({@code drain --dry-run}): the same selection as
@@ -45,19 +41,13 @@ public record DrainPlan(int cohortDocuments, SortedMap<String, Long> selectedByS
         int cohort = Drain.requireCohort(dataSource, request);
         List<String> ids = new ArrayList<>();
         SortedMap<String, Long> bySource = new TreeMap<>();
-        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(
-                "SELECT dlq_id, source FROM quarantine" + Drain.cohortWhere(request)
-                        + " ORDER BY first_seen_at, dlq_id LIMIT ?")) {
-            s.setInt(Drain.bind(s, request), request.limit());
-            try (ResultSet rs = s.executeQuery()) {
-                while (rs.next()) {
-                    ids.add(rs.getString(1).trim());
-                    bySource.merge(rs.getString(2), 1L, Long::sum);
-                }
+        try {
+            for (DrainCohort.Member m : new DrainCohort(request).oldest(OperatorSql.named(dataSource))) {
+                ids.add(m.dlqId());
+                bySource.merge(m.source(), 1L, Long::sum);
             }
-        } catch (SQLException e) {
-            throw new DatabaseAccessException("the cohort could not be read (" + SqlFailure.describe(e)
-                    + "); retry when PostgreSQL answers again", e);
+        } catch (DataAccessException e) {
+            throw OperatorSql.failure("the cohort could not be read", e);
         }
         Duration spacing = SourceRequestThrottle.spacing(request.ratePerSecond(), headroomPercent);
         long requests = (long) REQUESTS_PER_DOCUMENT * ids.size();

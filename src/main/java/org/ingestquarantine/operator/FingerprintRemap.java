@@ -3,9 +3,6 @@ package org.ingestquarantine.operator;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.NoSuchFileException;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -16,12 +13,15 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 import javax.sql.DataSource;
 import org.ingestquarantine.db.DatabaseAccessException;
-import org.ingestquarantine.db.Jdbc;
-import org.ingestquarantine.db.SqlFailure;
 import org.ingestquarantine.delivery.ErrorTaxonomy;
 import org.ingestquarantine.failure.ErrorFingerprint;
 import org.ingestquarantine.quarantine.PayloadNotHereException;
 import org.ingestquarantine.quarantine.PayloadStore;
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
+import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
+import org.springframework.transaction.TransactionException;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * {@code fingerprints remap}: recomputes, by the running algorithm ({@link ErrorFingerprint#VERSION}), the fingerprint
@@ -53,7 +53,11 @@ public final class FingerprintRemap {
     /** Why not: the stack trace is in a payload store this process is not configured for. */
     static final String STACK_TRACE_NOT_HERE = "stack_trace_not_here";
 
-    private final Jdbc jdbc;
+    private static final String CANDIDATES = OperatorSql.load("remap-candidates.sql");
+    private static final String WRITE = OperatorSql.load("remap-write.sql");
+
+    private final NamedParameterJdbcTemplate jdbc;
+    private final TransactionTemplate transactions;
     private final PayloadStore payloads;
     /** With the pipeline's classifier, which tells whose reason a record keeps. */
     private final FingerprintRecompute recompute = new FingerprintRecompute(ErrorTaxonomy.standard());
@@ -63,7 +67,8 @@ public final class FingerprintRemap {
      * @param payloads where the records' stack traces are
      */
     public FingerprintRemap(DataSource dataSource, PayloadStore payloads) {
-        this.jdbc = new Jdbc(dataSource);
+        this.jdbc = OperatorSql.named(dataSource);
+        this.transactions = OperatorSql.transactions(dataSource);
         this.payloads = Objects.requireNonNull(payloads, "payloads");
     }
 
@@ -134,15 +139,11 @@ public final class FingerprintRemap {
     private List<Candidate> read(String after) {
         List<String[]> rows;
         try {
-            rows = jdbc.query("""
-                    SELECT dlq_id, error_class, error_fingerprint, reason_code, stack_trace_uri FROM quarantine
-                    WHERE disposition = 'open' AND COALESCE(fingerprint_version, 0) < ? AND dlq_id > ?
-                    ORDER BY dlq_id LIMIT ?
-                    """, rs -> new String[] {rs.getString(1).trim(), rs.getString(2), rs.getString(3), rs.getString(4),
-                    rs.getString(5)}, ErrorFingerprint.VERSION, after, RECORDS_PER_TRANSACTION);
-        } catch (SQLException e) {
-            throw new DatabaseAccessException("the records to remap were not read (" + SqlFailure.describe(e)
-                    + "); run it again when PostgreSQL answers", e);
+            rows = jdbc.query(CANDIDATES, new MapSqlParameterSource("version", ErrorFingerprint.VERSION)
+                    .addValue("after", after).addValue("batch", RECORDS_PER_TRANSACTION), (rs, n) -> new String[] {
+                            rs.getString(1).trim(), rs.getString(2), rs.getString(3), rs.getString(4), rs.getString(5)});
+        } catch (DataAccessException e) {
+            throw OperatorSql.failure("the records to remap were not read", e, "run it again when PostgreSQL answers");
         }
         List<Candidate> candidates = new ArrayList<>(rows.size());
         for (String[] r : rows) {
@@ -184,31 +185,20 @@ public final class FingerprintRemap {
             return Set.of();
         }
         try {
-            return jdbc.inTransaction(c -> {
+            MapSqlParameterSource args = new MapSqlParameterSource("version", ErrorFingerprint.VERSION)
+                    .addValue("dlqIds", recomputed.stream().map(Candidate::dlqId).toArray(String[]::new))
+                    .addValue("was", recomputed.stream().map(Candidate::fingerprint).toArray(String[]::new))
+                    .addValue("fingerprints", recomputed.stream().map(Candidate::newFingerprint).toArray(String[]::new));
+            return transactions.execute(tx -> {
                 Set<String> written = new HashSet<>();
-                try (PreparedStatement s = c.prepareStatement("""
-                        UPDATE quarantine q SET error_fingerprint = m.fingerprint, fingerprint_version = ?
-                        FROM unnest(?::text[], ?::text[], ?::text[]) AS m(dlq_id, was, fingerprint)
-                        WHERE q.dlq_id = CAST(m.dlq_id AS char(26)) AND q.disposition = 'open'
-                          AND q.error_fingerprint = m.was AND COALESCE(q.fingerprint_version, 0) < ?
-                        RETURNING q.dlq_id
-                        """)) {
-                    s.setInt(1, ErrorFingerprint.VERSION);
-                    s.setArray(2, c.createArrayOf("text", recomputed.stream().map(Candidate::dlqId).toArray()));
-                    s.setArray(3, c.createArrayOf("text", recomputed.stream().map(Candidate::fingerprint).toArray()));
-                    s.setArray(4, c.createArrayOf("text", recomputed.stream().map(Candidate::newFingerprint).toArray()));
-                    s.setInt(5, ErrorFingerprint.VERSION);
-                    try (ResultSet rs = s.executeQuery()) {
-                        while (rs.next()) {
-                            written.add(rs.getString(1).trim());
-                        }
-                    }
-                }
+                jdbc.query(WRITE, args, rs -> {
+                    written.add(rs.getString(1).trim());
+                });
                 return written;
             });
-        } catch (SQLException e) {
-            throw new DatabaseAccessException("fingerprints were not remapped (" + SqlFailure.describe(e)
-                    + "); the batches before stay remapped, run it again when PostgreSQL answers", e);
+        } catch (DataAccessException | TransactionException e) {
+            throw OperatorSql.failure("fingerprints were not remapped", e,
+                    "the batches before stay remapped, run it again when PostgreSQL answers");
         }
     }
 }

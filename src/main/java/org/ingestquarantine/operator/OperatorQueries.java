@@ -1,9 +1,5 @@
 package org.ingestquarantine.operator;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -14,10 +10,13 @@ import java.util.Objects;
 import java.util.TreeMap;
 import javax.sql.DataSource;
 import org.ingestquarantine.db.DatabaseAccessException;
-import org.ingestquarantine.db.SqlFailure;
 import org.ingestquarantine.db.SqlTime;
 import org.ingestquarantine.metrics.SkippedCoverage;
 import org.ingestquarantine.quarantine.Disposition;
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.PreparedStatementSetter;
+import org.springframework.jdbc.core.RowCallbackHandler;
 
 /**
  * The operator's aggregate questions in SQL, over {@code quarantine}, {@code documents} and
@@ -31,6 +30,7 @@ final class OperatorQueries {
     static final int EXAMPLE_MESSAGE_CHARS = 100;
 
     private final DataSource dataSource;
+    private final JdbcTemplate jdbc;
     private final SkippedCoverage skippedCoverage;
 
     OperatorQueries(DataSource dataSource) {
@@ -43,6 +43,7 @@ final class OperatorQueries {
      */
     OperatorQueries(DataSource dataSource, SkippedCoverage skippedCoverage) {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        this.jdbc = OperatorSql.jdbc(dataSource);
         this.skippedCoverage = Objects.requireNonNull(skippedCoverage, "skippedCoverage");
     }
 
@@ -302,25 +303,16 @@ final class OperatorQueries {
         return rows;
     }
 
-    interface Binder {
-        void bind(PreparedStatement s) throws SQLException;
-    }
-
-    interface RowReader {
-        void read(ResultSet rs) throws SQLException;
-    }
-
-    void read(String what, String sql, Binder binder, RowReader reader) {
-        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(sql)) {
-            binder.bind(s);
-            try (ResultSet rs = s.executeQuery()) {
-                while (rs.next()) {
-                    reader.read(rs);
-                }
-            }
-        } catch (SQLException e) {
-            throw new DatabaseAccessException(what + " could not be read (" + SqlFailure.describe(e)
-                    + "); retry when PostgreSQL answers again", e);
+    /**
+     * @param binder binds the statement's parameters
+     * @param reader told each row
+     * @throws DatabaseAccessException if the database fails
+     */
+    void read(String what, String sql, PreparedStatementSetter binder, RowCallbackHandler reader) {
+        try {
+            jdbc.query(sql, binder, reader);
+        } catch (DataAccessException e) {
+            throw OperatorSql.failure(what + " could not be read", e);
         }
     }
 }

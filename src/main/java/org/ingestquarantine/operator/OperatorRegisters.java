@@ -3,17 +3,17 @@ package org.ingestquarantine.operator;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import javax.sql.DataSource;
 import org.ingestquarantine.db.DatabaseAccessException;
-import org.ingestquarantine.db.Jdbc;
-import org.ingestquarantine.db.SqlFailure;
 import org.ingestquarantine.db.SqlTime;
 import org.ingestquarantine.failure.ErrorClass;
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.RowMapper;
 
 /**
  * The lists the operator page shows beside {@link OperatorService}'s answers: the open records of one cohort,
@@ -30,12 +30,14 @@ public final class OperatorRegisters {
     public static final int DEFAULT_DRAIN_RUNS = 10;
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String UNINDEXABLE = OperatorSql.load("unindexable-register.sql");
+    private static final String DRAIN_RUNS = OperatorSql.load("drain-runs-latest.sql");
 
-    private final Jdbc jdbc;
+    private final JdbcTemplate jdbc;
 
     /** @param dataSource a pool on the migrated schema */
     public OperatorRegisters(DataSource dataSource) {
-        this.jdbc = new Jdbc(dataSource);
+        this.jdbc = OperatorSql.jdbc(dataSource);
     }
 
     /**
@@ -87,7 +89,7 @@ public final class OperatorRegisters {
         long[] total = {0};
         List<CohortRecord> rows = read("records of cohort", "SELECT dlq_id, source, doc_id, error_type, stage, attempts,"
                 + " first_seen_at, last_seen_at, owner, count(*) OVER () AS total FROM quarantine WHERE " + where
-                + " ORDER BY first_seen_at, dlq_id LIMIT ?", rs -> {
+                + " ORDER BY first_seen_at, dlq_id LIMIT ?", (rs, n) -> {
                     total[0] = rs.getLong("total");
                     return new CohortRecord(rs.getString("dlq_id"), rs.getString("source"), rs.getString("doc_id"),
                             rs.getString("error_type"), rs.getString("stage"), rs.getInt("attempts"),
@@ -123,7 +125,7 @@ public final class OperatorRegisters {
         List<FingerprintRecord> rows = read("records of fingerprint", "SELECT dlq_id, source, doc_id, error_class,"
                 + " reason_code, attempts, first_seen_at, last_seen_at, disposition, owner, count(*) OVER () AS total"
                 + " FROM quarantine WHERE error_fingerprint = ?" + (source == null ? "" : " AND source = ?")
-                + " ORDER BY first_seen_at, dlq_id LIMIT ?", rs -> {
+                + " ORDER BY first_seen_at, dlq_id LIMIT ?", (rs, n) -> {
                     total[0] = rs.getLong("total");
                     return new FingerprintRecord(rs.getString("dlq_id").trim(), rs.getString("source"),
                             rs.getString("doc_id"), rs.getString("error_class"), rs.getString("reason_code"),
@@ -142,7 +144,7 @@ public final class OperatorRegisters {
         return new RecordJournal(record.dlqId(), record.source(), record.docId(), read("attempt journal",
                 "SELECT attempt_id, delivery_key, delivery_count, started_at, stage, closed_at, outcome"
                         + " FROM attempt_journal WHERE source = ? AND doc_id = ? ORDER BY started_at, attempt_id",
-                rs -> new JournalRow(rs.getLong("attempt_id"), rs.getString("delivery_key"), rs.getInt("delivery_count"),
+                (rs, n) -> new JournalRow(rs.getLong("attempt_id"), rs.getString("delivery_key"), rs.getInt("delivery_count"),
                         SqlTime.get(rs, "started_at"), rs.getString("stage"), SqlTime.get(rs, "closed_at"),
                         rs.getString("outcome")), record.source(), record.docId()));
     }
@@ -152,11 +154,7 @@ public final class OperatorRegisters {
      *     class, reason and owner, most documents first
      */
     public List<UnindexableCohort> unindexable() {
-        return read("unindexable register", "SELECT source, error_fingerprint, parser_version, error_class, reason_code,"
-                + " owner, count(*) AS documents, min(first_seen_at) AS since, max(closed_at) AS disposed_at"
-                + " FROM quarantine WHERE disposition = 'unindexable'"
-                + " GROUP BY source, error_fingerprint, parser_version, error_class, reason_code, owner"
-                + " ORDER BY documents DESC, source, error_fingerprint", rs -> new UnindexableCohort(rs.getString(1),
+        return read("unindexable register", UNINDEXABLE, (rs, n) -> new UnindexableCohort(rs.getString(1),
                 rs.getString(2), rs.getString(3), rs.getString(4), rs.getString(5), rs.getString(6), rs.getLong(7),
                 SqlTime.get(rs, "since"), SqlTime.get(rs, "disposed_at")));
     }
@@ -171,10 +169,8 @@ public final class OperatorRegisters {
         if (max < 1) {
             throw new BadOperatorInputException("limit must be at least 1, was " + max);
         }
-        return read("drain runs", "SELECT run_id, started_by, started_at, finished_at, status, error_fingerprint,"
-                + " parser_version, error_class, cohort_documents, selected, rate_per_s, source_requests,"
-                + " outcome_counts::text AS outcomes FROM drain_runs ORDER BY started_at DESC, run_id DESC LIMIT ?",
-                rs -> new DrainRunRow(rs.getString("run_id").trim(), rs.getString("started_by"),
+        return read("drain runs", DRAIN_RUNS,
+                (rs, n) -> new DrainRunRow(rs.getString("run_id").trim(), rs.getString("started_by"),
                         SqlTime.get(rs, "started_at"), SqlTime.get(rs, "finished_at"), rs.getString("status"),
                         rs.getString("error_fingerprint"), rs.getString("parser_version"), rs.getString("error_class"),
                         rs.getLong("cohort_documents"), rs.getLong("selected"), rs.getDouble("rate_per_s"),
@@ -197,12 +193,11 @@ public final class OperatorRegisters {
         }
     }
 
-    private <T> List<T> read(String what, String sql, Jdbc.RowMapper<T> mapper, Object... args) {
+    private <T> List<T> read(String what, String sql, RowMapper<T> mapper, Object... args) {
         try {
             return jdbc.query(sql, mapper, args);
-        } catch (SQLException e) {
-            throw new DatabaseAccessException(what + " could not be read (" + SqlFailure.describe(e)
-                    + "); retry when PostgreSQL answers again", e);
+        } catch (DataAccessException e) {
+            throw OperatorSql.failure(what + " could not be read", e);
         }
     }
 }

@@ -1,15 +1,15 @@
 package org.ingestquarantine.operator;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.SQLException;
 import java.util.Map;
 import java.util.Objects;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import javax.sql.DataSource;
 import org.ingestquarantine.db.DatabaseAccessException;
-import org.ingestquarantine.db.SqlFailure;
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.TransactionException;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Re-derives the owner of open records from configuration ({@code sources sync-owners}): the write path names a
@@ -20,11 +20,13 @@ import org.ingestquarantine.db.SqlFailure;
  */
 public final class OwnerSync {
 
-    private final DataSource dataSource;
+    private final JdbcTemplate jdbc;
+    private final TransactionTemplate transactions;
 
     /** @param dataSource a pool on the migrated schema */
     public OwnerSync(DataSource dataSource) {
-        this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        this.jdbc = OperatorSql.jdbc(Objects.requireNonNull(dataSource, "dataSource"));
+        this.transactions = OperatorSql.transactions(dataSource);
     }
 
     /**
@@ -36,24 +38,16 @@ public final class OwnerSync {
     public SortedMap<String, Integer> sync(Map<String, String> ownerBySource) {
         ownerBySource.forEach((source, owner) -> OperatorLabels.require(owner, "sources." + source + ".owner"));
         SortedMap<String, Integer> changed = new TreeMap<>();
-        try (Connection c = dataSource.getConnection()) {
-            c.setAutoCommit(false);
-            try (PreparedStatement s = c.prepareStatement("UPDATE quarantine SET owner = ? WHERE disposition = 'open'"
-                    + " AND source = ? AND owner IS DISTINCT FROM ?")) {
+        try {
+            transactions.executeWithoutResult(tx -> {
                 for (Map.Entry<String, String> e : new TreeMap<>(ownerBySource).entrySet()) {
-                    s.setString(1, e.getValue().trim());
-                    s.setString(2, e.getKey());
-                    s.setString(3, e.getValue().trim());
-                    changed.put(e.getKey(), s.executeUpdate());
+                    changed.put(e.getKey(), jdbc.update("UPDATE quarantine SET owner = ? WHERE disposition = 'open'"
+                            + " AND source = ? AND owner IS DISTINCT FROM ?", e.getValue().trim(), e.getKey(),
+                            e.getValue().trim()));
                 }
-                c.commit();
-            } catch (SQLException | RuntimeException e) {
-                c.rollback();
-                throw e;
-            }
-        } catch (SQLException e) {
-            throw new DatabaseAccessException("owners were not re-derived (" + SqlFailure.describe(e)
-                    + "); retry when PostgreSQL answers again", e);
+            });
+        } catch (DataAccessException | TransactionException e) {
+            throw OperatorSql.failure("owners were not re-derived", e);
         }
         return changed;
     }

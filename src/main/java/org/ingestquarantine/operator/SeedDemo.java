@@ -1,16 +1,14 @@
 package org.ingestquarantine.operator;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.List;
 import java.util.Objects;
 import javax.sql.DataSource;
 import org.ingestquarantine.db.DatabaseAccessException;
-import org.ingestquarantine.db.SqlFailure;
 import org.ingestquarantine.parse.ParserVersion;
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.TransactionException;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * {@code seed-demo}: a seed-scale quarantine that tells seed 003's story, for demonstrations and benchmarks,
@@ -48,7 +46,13 @@ public final class SeedDemo {
     /** Indexed documents written per statement, for the same reason. */
     static final int INDEXED_PER_STATEMENT = 200_000;
 
-    private final DataSource dataSource;
+    private static final String DOCS = OperatorSql.load("seed-docs.sql");
+    private static final String RECORDS = OperatorSql.load("seed-records.sql");
+    private static final String ATTEMPTS = OperatorSql.load("seed-attempts.sql");
+    private static final String TOTALS = OperatorSql.load("seed-totals.sql");
+
+    private final JdbcTemplate jdbc;
+    private final TransactionTemplate transactions;
     private final SeedDemoSample sample;
 
     /**
@@ -56,7 +60,8 @@ public final class SeedDemo {
      * @param sample writes the payloads and the local source's files of the largest cohort's oldest records
      */
     public SeedDemo(DataSource dataSource, SeedDemoSample sample) {
-        this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        this.jdbc = OperatorSql.jdbc(Objects.requireNonNull(dataSource, "dataSource"));
+        this.transactions = OperatorSql.transactions(dataSource);
         this.sample = Objects.requireNonNull(sample, "sample");
     }
 
@@ -155,39 +160,24 @@ public final class SeedDemo {
      * Indexes the source's repaired records' documents and as many more as bring its coverage to its figure:
      * {@code indexed = ceil(open * coverage / (100 - coverage))}.
      */
-    private static void index(Connection c, DemoSource d) throws SQLException {
-        long open;
-        long repaired;
-        try (PreparedStatement p = c.prepareStatement("SELECT count(*) FILTER (WHERE disposition = 'open'),"
-                + " count(*) FILTER (WHERE disposition <> 'open') FROM quarantine WHERE source = ?")) {
-            p.setString(1, d.name());
-            try (ResultSet rs = p.executeQuery()) {
-                rs.next();
-                open = rs.getLong(1);
-                repaired = rs.getLong(2);
-            }
-        }
+    private void index(DemoSource d) {
+        long[] counts = jdbc.queryForObject("SELECT count(*) FILTER (WHERE disposition = 'open'),"
+                + " count(*) FILTER (WHERE disposition <> 'open') FROM quarantine WHERE source = ?",
+                (rs, n) -> new long[] {rs.getLong(1), rs.getLong(2)}, d.name());
+        long open = counts[0];
+        long repaired = counts[1];
         String columns = "INSERT INTO documents (source, doc_id, source_version, parser_version, chunker_version,"
                 + " embedder_version, page_count, chunk_count, state, indexed_at) ";
-        try (PreparedStatement p = c.prepareStatement(columns + "SELECT source, doc_id, source_version, ?,"
+        jdbc.update(columns + "SELECT source, doc_id, source_version, ?,"
                 + " 'window-1', 'all-minilm-l6-v2', 1, 0, 'searchable', now() FROM quarantine"
-                + " WHERE source = ? AND disposition <> 'open'")) {
-            p.setString(1, ParserVersion.CURRENT);
-            p.setString(2, d.name());
-            p.executeUpdate();
-        }
+                + " WHERE source = ? AND disposition <> 'open'", ParserVersion.CURRENT, d.name());
         // rounded up: the coverage printed (floored to a tenth) is the figure
         long more = (long) Math.ceil(open * d.coveragePercent() / (100 - d.coveragePercent())) - repaired;
         for (long from = 0; from < more; from += INDEXED_PER_STATEMENT) {
-            try (PreparedStatement p = c.prepareStatement(columns + "SELECT ?, 'indexed/' || lpad(k::text, 9, '0')"
+            jdbc.update(columns + "SELECT ?, 'indexed/' || lpad(k::text, 9, '0')"
                     + " || '.md', 'etag-indexed-' || k, ?, 'window-1', 'all-minilm-l6-v2', 1, 0, 'searchable', now()"
-                    + " FROM generate_series(?, ?) k")) {
-                p.setString(1, d.name());
-                p.setString(2, ParserVersion.CURRENT);
-                p.setLong(3, from);
-                p.setLong(4, Math.min(more, from + INDEXED_PER_STATEMENT) - 1);
-                p.executeUpdate();
-            }
+                    + " FROM generate_series(?, ?) k", d.name(), ParserVersion.CURRENT, from,
+                    Math.min(more, from + INDEXED_PER_STATEMENT) - 1);
         }
     }
 
@@ -219,100 +209,39 @@ public final class SeedDemo {
         source.append(" ELSE ").append(shape.sources().size() - 1).append(" END");
         long base = shape.attempts() / n;
         long extra = shape.attempts() - base * n;
-        String docs = """
-                CREATE TEMP TABLE seed_docs ON COMMIT DROP AS
-                SELECT i, (i::bigint * 104729) %% %1$d AS u, (i::bigint * 7919) %% %1$d AS v,
-                       (i::bigint * 15485863) %% %1$d AS w FROM generate_series(0, %1$d - 1) i
-                """.formatted(n);
-        String records = """
-                INSERT INTO quarantine (dlq_id, source, doc_id, source_version, parser_version, chunker_version,
-                    embedder_version, connector_version, content_type, stage, error_class, error_type, error_message,
-                    error_fingerprint, fingerprint_version, attempts, first_seen_at, last_seen_at, disposition, reason_code,
-                    closed_at, owner)
-                SELECT '01SEED' || lpad(i::text, 20, '0'), (?::text[])[1 + s],
-                       'doc/' || lpad(i::text, 8, '0') || '.pdf', 'etag-' || i,
-                       CASE WHEN c = 0 THEN ? ELSE (?::text[])[1 + i %% 3] END, 'window-1', 'all-minilm-l6-v2',
-                       'folder-1', 'application/pdf', 'parse',
-                       (?::text[])[1 + c %% 6], 'org.example.SeedFailure' || c, 'seeded failure of cohort ' || c,
-                       'seedfp' || lpad(c::text, 10, '0'), %6$d, a,
-                       now() - make_interval(days => i %% 400, hours => a, secs => i %% 86400),
-                       now() - make_interval(days => i %% 400, secs => i %% 86400),
-                       CASE WHEN (u / 30) %% 10 = 0 THEN 'repaired_parser_fixed' ELSE 'open' END, 'seeded',
-                       CASE WHEN (u / 30) %% 10 = 0 THEN now() END, (?::text[])[1 + s]
-                FROM (SELECT i, u, %1$s AS c, %5$s AS s, CASE WHEN v < %2$d THEN %3$d ELSE %4$d END AS a
-                      FROM seed_docs WHERE i >= ? AND i < ?) d
-                """.formatted(cohort, extra, base + 1, base, source,
-                        // the demo stands for a quarantine of this release: its cohorts are of the running algorithm
-                        org.ingestquarantine.failure.ErrorFingerprint.VERSION);
-        String attempts = """
-                INSERT INTO quarantine_attempt (dlq_id, attempt_no, seen_at, error_class, error_type, error_fingerprint,
-                    reason_code, stage, source_version, parser_version, delivery_count, delivery_key)
-                SELECT q.dlq_id, k, q.first_seen_at + make_interval(hours => k - 1), q.error_class, q.error_type,
-                       q.error_fingerprint, q.reason_code, q.stage, q.source_version, q.parser_version, k,
-                       'seed/' || q.dlq_id
-                FROM quarantine q, generate_series(1, q.attempts) k
-                WHERE q.dlq_id >= '01SEED' || lpad(?::text, 20, '0') AND q.dlq_id < '01SEED' || lpad(?::text, 20, '0')
-                """;
-        // a source's total: its indexed documents and its records whose document is not indexed
-        String totals = """
-                INSERT INTO source_totals (source, documents, counted_at, counted_by, obtained_by)
-                SELECT q.source, count(*) FILTER (WHERE q.disposition = 'open')
-                           + (SELECT count(*) FROM documents d WHERE d.source = q.source), now(), 'seed-demo', 'stated'
-                FROM quarantine q GROUP BY q.source
-                ON CONFLICT (source) DO UPDATE SET documents = EXCLUDED.documents, counted_at = now(),
-                    obtained_by = EXCLUDED.obtained_by
-                """;
-        try (Connection c = dataSource.getConnection()) {
-            c.setAutoCommit(false);
-            try (Statement s = c.createStatement()) {
-                try (ResultSet rs = s.executeQuery("SELECT EXISTS (SELECT 1 FROM quarantine)")) {
-                    rs.next();
-                    if (rs.getBoolean(1)) {
-                        c.rollback();
-                        throw new BadOperatorInputException("the quarantine already holds records; seed-demo writes"
-                                + " only into an empty one (use a fresh --data-dir)");
-                    }
+        String docs = DOCS.formatted(n);
+        String records = RECORDS.formatted(cohort, extra, base + 1, base, source,
+                // the demo stands for a quarantine of this release: its cohorts are of the running algorithm
+                org.ingestquarantine.failure.ErrorFingerprint.VERSION);
+        String[] sourceNames = shape.sources().stream().map(DemoSource::name).toArray(String[]::new);
+        String[] parsers = {RETIRED_PARSER, "pdfbox-3.0.5+iq-parse-1", ParserVersion.CURRENT};
+        String[] classes = CLASSES.toArray(new String[0]);
+        String[] owners = shape.sources().stream().map(DemoSource::owner).toArray(String[]::new);
+        try {
+            transactions.executeWithoutResult(tx -> {
+                if (Boolean.TRUE.equals(jdbc.queryForObject("SELECT EXISTS (SELECT 1 FROM quarantine)", Boolean.class))) {
+                    throw new BadOperatorInputException("the quarantine already holds records; seed-demo writes"
+                            + " only into an empty one (use a fresh --data-dir)");
                 }
-                s.execute(docs);
-                s.execute("CREATE INDEX ON seed_docs (i)");
+                jdbc.execute(docs);
+                jdbc.execute("CREATE INDEX ON seed_docs (i)");
                 for (int from = 0; from < n; from += DOCUMENTS_PER_STATEMENT) {
                     int to = Math.min(n, from + DOCUMENTS_PER_STATEMENT);
-                    try (PreparedStatement p = c.prepareStatement(records)) {
-                        p.setArray(1, c.createArrayOf("text", shape.sources().stream().map(DemoSource::name).toArray()));
-                        p.setString(2, RETIRED_PARSER);
-                        p.setArray(3, c.createArrayOf("text", new String[] {RETIRED_PARSER,
-                                "pdfbox-3.0.5+iq-parse-1", ParserVersion.CURRENT}));
-                        p.setArray(4, c.createArrayOf("text", CLASSES.toArray()));
-                        p.setArray(5, c.createArrayOf("text", shape.sources().stream().map(DemoSource::owner).toArray()));
-                        p.setInt(6, from);
-                        p.setInt(7, to);
-                        p.executeUpdate();
-                    }
-                    try (PreparedStatement p = c.prepareStatement(attempts)) {
-                        p.setInt(1, from);
-                        p.setInt(2, to);
-                        p.executeUpdate();
-                    }
+                    jdbc.update(records, sourceNames, RETIRED_PARSER, parsers, classes, owners, from, to);
+                    jdbc.update(ATTEMPTS, from, to);
                 }
                 for (DemoSource d : shape.sources()) {
-                    index(c, d);
+                    index(d);
                 }
-                s.executeUpdate(totals);
-                sample.write(c, "seedfp" + "0".repeat(10), RETIRED_PARSER);
-                s.execute("ANALYZE quarantine");
-                s.execute("ANALYZE quarantine_attempt");
-                c.commit();
-            } catch (SQLException | RuntimeException e) {
-                c.rollback();
-                throw e;
-            }
-            try (Statement s = c.createStatement()) {
-                c.setAutoCommit(true);
-                s.execute("VACUUM ANALYZE quarantine, quarantine_summary, documents"); // index-only scans need the visibility map
-            }
-        } catch (SQLException e) {
-            throw new DatabaseAccessException("the demo data set was not written (" + SqlFailure.describe(e)
-                    + "); nothing was committed", e);
+                // a source's total: its indexed documents and its records whose document is not indexed
+                jdbc.update(TOTALS);
+                sample.write(jdbc, "seedfp" + "0".repeat(10), RETIRED_PARSER);
+                jdbc.execute("ANALYZE quarantine");
+                jdbc.execute("ANALYZE quarantine_attempt");
+            });
+            jdbc.execute("VACUUM ANALYZE quarantine, quarantine_summary, documents"); // index-only scans need the visibility map
+        } catch (DataAccessException | TransactionException e) {
+            throw OperatorSql.failure("the demo data set was not written", e, "nothing was committed");
         }
     }
 }

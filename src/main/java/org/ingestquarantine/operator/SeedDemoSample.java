@@ -6,10 +6,6 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -23,6 +19,7 @@ import org.apache.pdfbox.pdmodel.font.PDType1Font;
 import org.apache.pdfbox.pdmodel.font.Standard14Fonts;
 import org.ingestquarantine.quarantine.PayloadStore;
 import org.ingestquarantine.quarantine.StoredObject;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * seed-demo's drainable sample: the oldest open records of a cohort (the ones a canary drain selects first) get a
@@ -39,6 +36,8 @@ public final class SeedDemoSample {
 
     /** Who recorded the sample's folder as its source's root ({@code source_roots.configured_by}). */
     static final String CONFIGURED_BY = "seed-demo";
+
+    private static final String SOURCE_ROOT = OperatorSql.load("seed-source-root.sql");
 
     private final PayloadStore payloads;
     private final Path root;
@@ -92,79 +91,57 @@ public final class SeedDemoSample {
     }
 
     /**
-     * Writes the sample into the transaction of {@code c} (the records must be there) and the files beside it.
+     * Writes the sample into the seeding transaction (the records must be there) and the files beside it.
      *
-     * @param c a connection in the seeding transaction, after the records and the source totals
+     * @param jdbc a template whose statements run in the seeding transaction, after the records and the source totals
      * @param fingerprint the cohort's fingerprint
      * @param parserVersion the cohort's parser version
-     * @throws SQLException if the database fails
+     * @throws org.springframework.dao.DataAccessException if the database fails
      * @throws UncheckedIOException if a payload or a file cannot be written
      */
-    void write(Connection c, String fingerprint, String parserVersion) throws SQLException {
+    void write(JdbcTemplate jdbc, String fingerprint, String parserVersion) {
         record Row(String dlqId, String source, String docId) {
         }
-        List<Row> rows = new ArrayList<>();
-        try (PreparedStatement p = c.prepareStatement("SELECT dlq_id, source, doc_id FROM quarantine"
+        List<Row> rows = jdbc.query("SELECT dlq_id, source, doc_id FROM quarantine"
                 + " WHERE disposition = 'open' AND error_fingerprint = ? AND parser_version = ?"
-                + " ORDER BY first_seen_at, dlq_id LIMIT ?")) {
-            p.setString(1, fingerprint);
-            p.setString(2, parserVersion);
-            p.setInt(3, documents);
-            try (ResultSet rs = p.executeQuery()) {
-                while (rs.next()) {
-                    rows.add(new Row(rs.getString(1), rs.getString(2), rs.getString(3)));
-                }
-            }
-        }
+                + " ORDER BY first_seen_at, dlq_id LIMIT ?", (rs, n) -> new Row(rs.getString(1), rs.getString(2),
+                rs.getString(3)), fingerprint, parserVersion, documents);
         Set<String> sources = new TreeSet<>();
-        try (PreparedStatement update = c.prepareStatement("UPDATE quarantine SET payload_uri = ?, payload_sha256 = ?,"
-                + " payload_bytes = ?, source_version = ?, source_uri = ? WHERE dlq_id = ?")) {
-            for (int j = 0; j < rows.size(); j++) {
-                Row r = rows.get(j);
-                Path folder = root.resolve(r.source());
-                Path file = folder.resolve(r.docId()).normalize();
-                int outcome = outcome(j);
-                byte[] payload = outcome == 3 ? notAPdf(r.docId()) : pdf(r.source() + " " + r.docId() + " as first fetched");
-                try {
-                    Files.createDirectories(file.getParent());
-                    switch (outcome) {
-                        case 0, 3 -> Files.write(file, payload);
-                        case 1 -> Files.write(file, pdf(r.source() + " " + r.docId() + " as revised since"));
-                        default -> Files.deleteIfExists(file);
-                    }
-                    StoredObject stored = payloads.put(payload);
-                    update.setString(1, stored.uri());
-                    update.setString(2, stored.sha256());
-                    update.setLong(3, stored.bytes());
-                    update.setString(4, stored.sha256()); // a folder's source version is its content's sha256
-                    update.setString(5, file.toUri().toString());
-                    update.setString(6, r.dlqId());
-                    update.addBatch();
-                } catch (IOException e) {
-                    throw new UncheckedIOException("seed-demo could not write its sample under " + root + " or into"
-                            + " the payload store (" + e.getMessage() + "); nothing was committed", e);
+        List<Object[]> updates = new ArrayList<>();
+        for (int j = 0; j < rows.size(); j++) {
+            Row r = rows.get(j);
+            Path folder = root.resolve(r.source());
+            Path file = folder.resolve(r.docId()).normalize();
+            int outcome = outcome(j);
+            byte[] payload = outcome == 3 ? notAPdf(r.docId()) : pdf(r.source() + " " + r.docId() + " as first fetched");
+            try {
+                Files.createDirectories(file.getParent());
+                switch (outcome) {
+                    case 0, 3 -> Files.write(file, payload);
+                    case 1 -> Files.write(file, pdf(r.source() + " " + r.docId() + " as revised since"));
+                    default -> Files.deleteIfExists(file);
                 }
-                sources.add(r.source());
+                StoredObject stored = payloads.put(payload);
+                // a folder's source version is its content's sha256
+                updates.add(new Object[] {stored.uri(), stored.sha256(), stored.bytes(), stored.sha256(),
+                        file.toUri().toString(), r.dlqId()});
+            } catch (IOException e) {
+                throw new UncheckedIOException("seed-demo could not write its sample under " + root + " or into"
+                        + " the payload store (" + e.getMessage() + "); nothing was committed", e);
             }
-            update.executeBatch();
+            sources.add(r.source());
         }
-        try (PreparedStatement roots = c.prepareStatement("INSERT INTO source_roots (source, file_root, configured_at,"
-                + " configured_by) VALUES (?, ?, now(), ?) ON CONFLICT (source) DO UPDATE SET file_root ="
-                + " EXCLUDED.file_root, configured_at = now(), configured_by = EXCLUDED.configured_by");
-             PreparedStatement totals = c.prepareStatement("UPDATE source_totals SET base_uri = ? WHERE source = ?")) {
-            for (String source : sources) {
-                Path folder = root.resolve(source);
-                roots.setString(1, source);
-                roots.setString(2, folder.toString());
-                roots.setString(3, CONFIGURED_BY);
-                roots.addBatch();
-                totals.setString(1, folder.toUri().toString());
-                totals.setString(2, source);
-                totals.addBatch();
-            }
-            roots.executeBatch();
-            totals.executeBatch();
+        jdbc.batchUpdate("UPDATE quarantine SET payload_uri = ?, payload_sha256 = ?, payload_bytes = ?,"
+                + " source_version = ?, source_uri = ? WHERE dlq_id = ?", updates);
+        List<Object[]> roots = new ArrayList<>();
+        List<Object[]> totals = new ArrayList<>();
+        for (String source : sources) {
+            Path folder = root.resolve(source);
+            roots.add(new Object[] {source, folder.toString(), CONFIGURED_BY});
+            totals.add(new Object[] {folder.toUri().toString(), source});
         }
+        jdbc.batchUpdate(SOURCE_ROOT, roots);
+        jdbc.batchUpdate("UPDATE source_totals SET base_uri = ? WHERE source = ?", totals);
     }
 
     /** @return 0 same bytes, 1 other bytes, 2 gone, 3 still failing, for the j-th oldest record */

@@ -1,18 +1,14 @@
 package org.ingestquarantine.operator;
 
-import java.sql.Array;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import javax.sql.DataSource;
 import org.ingestquarantine.db.DatabaseAccessException;
-import org.ingestquarantine.db.SqlFailure;
 import org.ingestquarantine.pipeline.RecordKey;
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * Cleans a store an older version polluted: it recorded a message naming a source it did not configure under that
@@ -38,11 +34,11 @@ public final class UnconfiguredSources {
                 AND NOT EXISTS (SELECT 1 FROM documents d WHERE d.source = q.source)
             """.formatted(RecordKey.RESERVED_SOURCE_PREFIX);
 
-    private final DataSource dataSource;
+    private final JdbcTemplate jdbc;
 
     /** @param dataSource a pool on the migrated schema */
     public UnconfiguredSources(DataSource dataSource) {
-        this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        this.jdbc = OperatorSql.jdbc(Objects.requireNonNull(dataSource, "dataSource"));
     }
 
     /**
@@ -54,17 +50,14 @@ public final class UnconfiguredSources {
     public Map<String, Long> find(Collection<String> configured) {
         requireSome(configured);
         Map<String, Long> found = new LinkedHashMap<>();
-        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(
-                "SELECT q.source, count(*) FROM quarantine q WHERE " + UNCONFIGURED + " GROUP BY q.source ORDER BY 1")) {
-            s.setArray(1, names(c, configured));
-            try (ResultSet rs = s.executeQuery()) {
-                while (rs.next()) {
-                    found.put(rs.getString(1), rs.getLong(2));
-                }
-            }
+        try {
+            jdbc.query("SELECT q.source, count(*) FROM quarantine q WHERE " + UNCONFIGURED
+                    + " GROUP BY q.source ORDER BY 1", rs -> {
+                        found.put(rs.getString(1), rs.getLong(2));
+                    }, (Object) names(configured));
             return found;
-        } catch (SQLException e) {
-            throw failure("the unconfigured sources could not be read", e);
+        } catch (DataAccessException e) {
+            throw OperatorSql.failure("the unconfigured sources could not be read", e);
         }
     }
 
@@ -79,14 +72,11 @@ public final class UnconfiguredSources {
      */
     public int purge(Collection<String> configured) {
         requireSome(configured);
-        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(
-                "UPDATE quarantine q SET source = ?, doc_id = ? || q.dlq_id, owner = NULL WHERE " + UNCONFIGURED)) {
-            s.setString(1, RecordKey.INVALID_MESSAGES_SOURCE);
-            s.setString(2, PURGED_PREFIX);
-            s.setArray(3, names(c, configured));
-            return s.executeUpdate();
-        } catch (SQLException e) {
-            throw failure("the records of unconfigured sources were not moved", e);
+        try {
+            return jdbc.update("UPDATE quarantine q SET source = ?, doc_id = ? || q.dlq_id, owner = NULL WHERE "
+                    + UNCONFIGURED, RecordKey.INVALID_MESSAGES_SOURCE, PURGED_PREFIX, names(configured));
+        } catch (DataAccessException e) {
+            throw OperatorSql.failure("the records of unconfigured sources were not moved", e);
         }
     }
 
@@ -97,11 +87,7 @@ public final class UnconfiguredSources {
         }
     }
 
-    private static Array names(Connection c, Collection<String> configured) throws SQLException {
-        return c.createArrayOf("text", configured.toArray(new String[0]));
-    }
-
-    private static DatabaseAccessException failure(String what, SQLException e) {
-        return new DatabaseAccessException(what + " (" + SqlFailure.describe(e) + "); retry when PostgreSQL answers again", e);
+    private static String[] names(Collection<String> configured) {
+        return configured.toArray(new String[0]);
     }
 }

@@ -1,23 +1,16 @@
 package org.ingestquarantine.web;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import org.ingestquarantine.db.DatabaseAccessException;
-import org.ingestquarantine.operator.ActionChannel;
 import org.ingestquarantine.operator.ActionRefusedException;
-import org.ingestquarantine.operator.Actor;
 import org.ingestquarantine.operator.BadOperatorInputException;
-import org.ingestquarantine.operator.CohortSelection;
 import org.ingestquarantine.operator.OperatorActions;
-import org.ingestquarantine.operator.OperatorLabels;
 import org.ingestquarantine.operator.OperatorRegisters;
 import org.ingestquarantine.operator.OperatorService;
 import org.ingestquarantine.operator.SourceCounts;
@@ -76,28 +69,22 @@ import org.slf4j.LoggerFactory;
  * selection, the selection's count changed since the preview, another canary runs: nothing changed),
  * 500 a listing that failed (a root unreadable, its bound exceeded), 503 database unreachable; errors are {@code {"error": "<one line>"}}. Logs one line per request without
  * query values (they may name documents).
+ *
+ * <p>The routes: {@link ApiReads} ({@code GET}), {@link ApiActions} (dispose, canary drain), {@link ApiSources}
+ * (a source's count, total, resume); what a request says: {@link ApiInput}.
  */
 public final class OperatorApi implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(OperatorApi.class);
 
-    /**
-     * Suffix of a record's stack trace, {@code GET /api/records/<ref>/stack-trace}: a record whose doc_id itself ends
-     * so is named by its dlq_id or URL-encoded ({@code %2F} for each {@code /}).
-     */
-    static final String STACK_TRACE = "/stack-trace";
-
     /** {@code counted_by} of a total stated through the API without a {@code stated_by}. */
     public static final String STATED_BY = "api";
 
     private final OperatorHttpServer server;
-    private final OperatorService service;
-    private final OperatorActions actions;
-    private final OperatorRegisters registers;
-    private final SourceCounts totals;
-    private final Storms storms;
+    private final ApiReads reads;
+    private final ApiActions actions;
+    private final ApiSources sources;
     private final byte[] token;
-    private final Duration defaultOverdueAge;
 
     /**
      * What the API answers from.
@@ -128,13 +115,11 @@ public final class OperatorApi implements AutoCloseable {
 
     private OperatorApi(InetSocketAddress address, ApiLimits limits, Backend backend, String token,
                         Duration defaultOverdueAge) throws IOException {
-        this.service = backend.service();
-        this.actions = backend.actions();
-        this.registers = backend.registers();
-        this.totals = backend.totals();
-        this.storms = backend.storms();
+        this.reads = new ApiReads(backend.service(), backend.actions(), backend.registers(), backend.storms(),
+                defaultOverdueAge);
+        this.actions = new ApiActions(backend.service(), backend.actions());
+        this.sources = new ApiSources(backend.totals(), backend.storms());
         this.token = token.getBytes(StandardCharsets.UTF_8);
-        this.defaultOverdueAge = defaultOverdueAge;
         this.server = OperatorHttpServer.start(address, limits,
                 ask -> ask.rawPath().startsWith("/api/") ? handle(ask) : OperatorPage.handle(ask));
     }
@@ -192,7 +177,7 @@ public final class OperatorApi implements AutoCloseable {
                             + " /api/sources/<source>/total, /api/sources/<source>/resume");
                 }
             }
-        } catch (MethodNotAllowed e) {
+        } catch (ApiInput.MethodNotAllowed e) {
             status = 405;
             body = Map.of("error", e.getMessage());
         } catch (ActionRefusedException e) {
@@ -236,213 +221,16 @@ public final class OperatorApi implements AutoCloseable {
 
     private Object route(HttpAsk x) {
         String path = x.rawPath().substring("/api/".length());
-        Map<String, String> q = query(x.rawQuery());
+        Map<String, String> q = ApiInput.query(x.rawQuery());
         if (path.equals("dispose") || path.equals("drain") || path.endsWith("/preview")) {
-            requireMethod(x, "POST");
-            return act(path, body(x));
+            ApiInput.requireMethod(x, "POST");
+            return actions.post(path, ApiInput.body(x));
         }
         if (path.startsWith("sources/")) {
-            return sources(x, path.substring("sources/".length()));
+            return sources.handle(x, path.substring("sources/".length()));
         }
-        requireMethod(x, "GET");
-        return switch (path.contains("/") ? path.substring(0, path.indexOf('/')) : path) {
-            case "stats" -> service.stats(q.get("source"));
-            case "cohorts" -> service.cohorts(q.get("source"), q.get("class"), integer(q.get("limit"), "limit"));
-            case "coverage" -> Map.of("sources", service.coverage(), "formula", service.coverageFormula(),
-                    "owners", service.sourceOwners());
-            case "overdue" -> service.overdue(q.containsKey("older_than_days")
-                    ? Duration.ofDays(integer(q.get("older_than_days"), "older_than_days")) : defaultOverdueAge);
-            case "records" -> path.startsWith("records/") ? record(path.substring("records/".length()))
-                    : path.equals("records") ? cohortRecords(q) : null;
-            case "unindexable" -> path.equals("unindexable") ? Map.of("cohorts", registers.unindexable()) : null;
-            case "drains" -> path.equals("drains") ? Map.of("runs", registers.drainRuns(integer(q.get("limit"), "limit")))
-                    : null;
-            case "actions" -> path.equals("actions") ? Map.of("actions", actions.latest(integer(q.get("limit"), "limit")))
-                    : null;
-            case "storms" -> path.equals("storms") && storms != null ? storms.list(integer(q.get("limit"), "limit"))
-                    : null;
-            default -> null;
-        };
-    }
-
-    /** {@code GET /api/records?fingerprint=F[&parser_version=V&class=C&source=S&limit=N]}. */
-    private Object cohortRecords(Map<String, String> q) {
-        service.requireKnownSource(q.get("source"));
-        return registers.cohortRecords(q.get("fingerprint"), q.get("parser_version"), q.get("class"), q.get("source"),
-                integer(q.get("limit"), "limit"));
-    }
-
-    /** {@code GET /api/records/<ref>} and {@code GET /api/records/<ref>/stack-trace}. */
-    private Object record(String rest) {
-        if (rest.endsWith(STACK_TRACE) && rest.length() > STACK_TRACE.length()) {
-            return service.stackTrace(recordRef(rest.substring(0, rest.length() - STACK_TRACE.length())));
-        }
-        return service.show(recordRef(rest));
-    }
-
-    /**
-     * The two steps of a bulk action: {@code POST /api/dispose/preview} and {@code /api/dispose},
-     * {@code /api/drain/preview} and {@code /api/drain}; null (404) for any other path.
-     */
-    private Object act(String path, JsonNode body) {
-        boolean drain = path.startsWith("drain");
-        CohortSelection selection = new CohortSelection(text(body, "fingerprint"), text(body, "parser_version"),
-                text(body, "class"), text(body, "source"), drain ? whole(body, "limit") : null);
-        selection.check();
-        service.requireKnownSource(selection.source());
-        return switch (path) {
-            case "dispose/preview" -> actions.previewDispose(selection);
-            case "drain/preview" -> actions.previewCanary(selection);
-            case "dispose" -> {
-                var entry = actions.dispose(actor(body), selection, text(body, "reason"), text(body, "owner"),
-                        text(body, "confirmation"));
-                Map<String, Object> answer = new java.util.LinkedHashMap<>();
-                answer.put("unindexable", entry.selected());
-                answer.put("action", entry);
-                yield answer;
-            }
-            case "drain" -> actions.canary(actor(body), selection, text(body, "confirmation"));
-            default -> null;
-        };
-    }
-
-    /** @return the actor the body states, through the channel it states ({@code api} unless {@code page}) */
-    private static Actor actor(JsonNode body) {
-        String channel = text(body, "channel");
-        if (channel != null && !channel.equals(ActionChannel.API.code()) && !channel.equals(ActionChannel.PAGE.code())) {
-            throw new BadOperatorInputException("channel must be " + ActionChannel.API.code() + " or "
-                    + ActionChannel.PAGE.code() + " (or left out: " + ActionChannel.API.code() + ")");
-        }
-        return new Actor(text(body, "actor"), ActionChannel.PAGE.code().equals(channel) ? ActionChannel.PAGE
-                : ActionChannel.API);
-    }
-
-    /** @return the body's whole number {@code field}, or null when it has none */
-    private static Integer whole(JsonNode body, String field) {
-        JsonNode v = body == null ? null : body.get(field);
-        if (v == null || v.isNull()) {
-            return null;
-        }
-        if (!v.isIntegralNumber() || !v.canConvertToInt()) {
-            throw new BadOperatorInputException(field + " must be a whole number");
-        }
-        return v.intValue();
-    }
-
-    /** {@code POST /api/sources/<source>/count}, {@code .../total} and {@code .../resume}; null (404) for any other path. */
-    private Object sources(HttpAsk x, String rest) {
-        int slash = rest.lastIndexOf('/');
-        String action = slash < 0 ? "" : rest.substring(slash + 1);
-        if (slash <= 0 || !action.equals("count") && !action.equals("total")
-                && !(action.equals("resume") && storms != null)) {
-            return null;
-        }
-        requireMethod(x, "POST");
-        String source = name(rest.substring(0, slash), "the source name");
-        if (action.equals("count")) {
-            return totals.count(source);
-        }
-        if (action.equals("resume")) {
-            String by = x.body().length == 0 ? null : text(body(x), "resumed_by");
-            return Map.of("resumed", storms.resume(source, by == null ? STATED_BY : STATED_BY + ":" + by));
-        }
-        JsonNode body = body(x);
-        JsonNode documents = body == null ? null : body.get("documents");
-        if (documents == null || !documents.isIntegralNumber() || !documents.canConvertToLong()) {
-            throw new BadOperatorInputException("give the total as {\"documents\": N}, N a whole number of documents");
-        }
-        String by = text(body, "stated_by");
-        return totals.state(source, documents.asLong(), by == null ? STATED_BY : STATED_BY + ":" + by);
-    }
-
-    private static JsonNode body(HttpAsk x) {
-        try {
-            return OperatorJson.MAPPER.readTree(x.body());
-        } catch (IOException e) {
-            throw new BadOperatorInputException("the body is not JSON");
-        }
-    }
-
-    /**
-     * @param raw the URL-encoded reference after {@code /api/records/}
-     * @return it decoded
-     * @throws BadOperatorInputException (400) if it is empty or not valid URL encoding
-     */
-    private static String recordRef(String raw) {
-        if (raw.isEmpty()) {
-            throw new BadOperatorInputException("name a record: /api/records/<dlq_id | source/doc_id>");
-        }
-        return decode(raw, "the record reference");
-    }
-
-    private static String decode(String raw, String what) {
-        try {
-            return URLDecoder.decode(raw, StandardCharsets.UTF_8);
-        } catch (IllegalArgumentException e) {
-            throw new BadOperatorInputException(what + " is not valid URL encoding (a % must be followed by two hex"
-                    + " digits, e.g. %2F for /)");
-        }
-    }
-
-    /** @return {@code raw} decoded, printable ({@link #printableOnly}) */
-    private static String name(String raw, String what) {
-        return printableOnly(decode(raw, what), what);
-    }
-
-    private static String text(JsonNode body, String field) {
-        JsonNode v = body == null ? null : body.get(field);
-        return v == null || v.isNull() ? null : printableOnly(v.asText(), "\"" + field + "\"");
-    }
-
-    /**
-     * @return {@code value}
-     * @throws BadOperatorInputException (400) if it holds a control character (a NUL, a newline...): no name,
-     *     fingerprint or label the API takes has one, and PostgreSQL cannot even hold a NUL
-     */
-    private static String printableOnly(String value, String what) {
-        if (!value.equals(OperatorLabels.printable(value))) {
-            throw new BadOperatorInputException(what + " holds a control character (e.g. %00 or a newline); names,"
-                    + " fingerprints and labels are printable text");
-        }
-        return value;
-    }
-
-    private static Integer integer(String value, String name) {
-        if (value == null) {
-            return null;
-        }
-        try {
-            return Integer.valueOf(value.trim());
-        } catch (NumberFormatException e) {
-            throw new BadOperatorInputException(name + " must be a whole number");
-        }
-    }
-
-    private static void requireMethod(HttpAsk x, String method) {
-        if (!method.equals(x.method())) {
-            throw new MethodNotAllowed(x.method() + " is not allowed here; use " + method);
-        }
-    }
-
-    private static final class MethodNotAllowed extends RuntimeException {
-        MethodNotAllowed(String message) {
-            super(message);
-        }
-    }
-
-    private static Map<String, String> query(String raw) {
-        Map<String, String> q = new HashMap<>();
-        if (raw == null) {
-            return q;
-        }
-        for (String pair : raw.split("&")) {
-            int eq = pair.indexOf('=');
-            if (eq > 0) {
-                String key = name(pair.substring(0, eq), "a query parameter's name");
-                q.put(key, name(pair.substring(eq + 1), "query parameter " + key));
-            }
-        }
-        return q;
+        ApiInput.requireMethod(x, "GET");
+        return reads.get(path, q);
     }
 
     /** Stops accepting requests and waits up to 1 s for those in flight. */

@@ -213,7 +213,7 @@ class DrainIT extends PostgresTestBase {
         DrainReport first = drain(SourceRequestThrottle.unlimited()).run(request(10, 50), (done, of) -> { });
 
         assertThat(first.outcomes()).containsEntry("repaired_parser_fixed", 1L).containsEntry("deleted_at_source", 1L)
-                .containsEntry("not_attempted:" + Drain.NO_SOURCE_URI, 1L);
+                .containsEntry("not_attempted:" + ReplayPreflight.NO_SOURCE_URI, 1L);
         for (String docId : new String[] {"fixed.pdf", "gone.pdf", "broken.pdf"}) {
             QuarantineRecord r = store.find("web", docId).orElseThrow();
             assertThat(r.replayCount()).as(docId).isEqualTo(1);
