@@ -2,6 +2,8 @@ package org.ingestquarantine.ingest;
 
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import javax.sql.DataSource;
+import org.ingestquarantine.db.SpringJdbc;
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.TransactionException;
@@ -22,13 +24,11 @@ final class ClosingWrite {
     private final JdbcTemplate jdbc;
     private final TransactionTemplate transactions;
 
-    /**
-     * @param jdbc a template on the pool {@code transactions} run on, so that its statements join the transaction
-     */
-    ClosingWrite(IndexStatement statement, JdbcTemplate jdbc, TransactionTemplate transactions) {
+    /** @param dataSource the pool the transaction runs on; the template's statements join it */
+    ClosingWrite(IndexStatement statement, DataSource dataSource) {
         this.statement = statement;
-        this.jdbc = jdbc;
-        this.transactions = transactions;
+        this.jdbc = SpringJdbc.template(dataSource);
+        this.transactions = SpringJdbc.transactions(dataSource);
     }
 
     /**

@@ -51,7 +51,7 @@ public final class DocumentIndex {
         this.jdbc = SpringJdbc.template(dataSource);
         this.admission = new IndexAdmission(jdbc, vectorDims);
         this.statement = new IndexStatement(vectorDims);
-        this.closingWrite = new ClosingWrite(statement, jdbc, SpringJdbc.transactions(dataSource));
+        this.closingWrite = new ClosingWrite(statement, dataSource);
         this.reads = new IndexReads(jdbc);
     }
 

@@ -35,7 +35,6 @@ final class RecordStatement {
     private final Map<String, Integer> sqlTypes = new HashMap<>();
     /** Parameters declared {@code timestamptz}: PgJDBC sends any null timestamp untyped, so a null is a typed object. */
     private final java.util.Set<String> timestamps = new java.util.HashSet<>();
-    private final int positionalParameters;
     private final NamedParameterJdbcTemplate jdbc;
 
     RecordStatement(DataSource dataSource) {
@@ -55,14 +54,8 @@ final class RecordStatement {
                 }
             }
         }
-        this.positionalParameters = declared.names().size();
         this.sql = text.replaceAll(":#(\\w+)", ":$1").strip();
         this.jdbc = SpringJdbc.named(dataSource);
-    }
-
-    /** @return the number of positional parameters of the statement as camel-sql prepares it */
-    int positionalParameters() {
-        return positionalParameters;
     }
 
     /**
