@@ -26,7 +26,6 @@ import org.ingestquarantine.broker.sqs.SqsWiring;
 import org.ingestquarantine.db.Database;
 import org.ingestquarantine.db.Installation;
 import org.ingestquarantine.db.EmbeddedPostgresService;
-import org.ingestquarantine.db.Jdbc;
 import org.ingestquarantine.db.NamedSqlStrategy;
 import org.ingestquarantine.delivery.AttemptHeartbeat;
 import org.ingestquarantine.delivery.AttemptJournal;
@@ -551,7 +550,7 @@ public final class AppConfiguration implements CamelConfiguration {
             meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
             registry.bind(MicrometerConstants.METRICS_REGISTRY_NAME, meters);
         }
-        started.push(StoreGauges.start(new Jdbc(database.dataSource()), sourceTags, meters, new StoreGauges.Windows(
+        started.push(StoreGauges.start(database.dataSource(), sourceTags, meters, new StoreGauges.Windows(
                 settings.requiredMillis("metrics.store-poll-ms"),
                 settings.requiredMillis("metrics.new-fingerprint-window-ms"),
                 Duration.ofDays(settings.requiredNumber("operator.retention-age-days"))),

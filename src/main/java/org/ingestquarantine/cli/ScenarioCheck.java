@@ -12,7 +12,7 @@ import java.util.TreeMap;
 import java.util.stream.Stream;
 import javax.sql.DataSource;
 import org.ingestquarantine.app.PipelineApp;
-import org.ingestquarantine.db.Jdbc;
+import org.ingestquarantine.db.SpringJdbc;
 import org.ingestquarantine.delivery.ConsumerCircuitBreaker;
 import org.ingestquarantine.delivery.IngestPublisher;
 import org.ingestquarantine.delivery.SettledOutcomes;
@@ -22,6 +22,8 @@ import org.ingestquarantine.ingest.FolderDocIds;
 import org.ingestquarantine.pipeline.IngestMessage;
 import org.ingestquarantine.quarantine.QuarantineRecord;
 import org.ingestquarantine.quarantine.QuarantineStore;
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * The scenario half of {@code check-routes}: one message per file of the sample folder, published to the running
@@ -79,10 +81,14 @@ final class ScenarioCheck {
                     seen.isEmpty() ? "" : seen.size() + ": " + seen.get(0)
                             + (seen.size() > 1 ? " (and " + (seen.size() - 1) + " more)" : "")));
             verdicts.add(oneOutcomeEach(keys, settled, unsettled, !seen.isEmpty()));
-            DataSource db = app.bean("dataSource", DataSource.class);
-            verdicts.add(noOpenAttempt(db, seen.isEmpty() ? Duration.ZERO : IngestCommand.QUIET_LIMIT));
-            verdicts.add(deliveriesPerClass(db, keys, settled));
-            verdicts.add(summaryIsTheDatabase(db, summary));
+            JdbcTemplate db = SpringJdbc.template(app.bean("dataSource", DataSource.class));
+            try {
+                verdicts.add(noOpenAttempt(db, seen.isEmpty() ? Duration.ZERO : IngestCommand.QUIET_LIMIT));
+                verdicts.add(deliveriesPerClass(db, keys, settled));
+                verdicts.add(summaryIsTheDatabase(db, summary));
+            } catch (DataAccessException e) {
+                throw SpringJdbc.cause(e);
+            }
             return new Result(summary, verdicts, seen);
         }
     }
@@ -135,27 +141,25 @@ final class ScenarioCheck {
                 : new Verdict(name, false, settled.count() + " outcomes for " + keys.size() + " messages");
     }
 
-    private static long count(Jdbc jdbc, String sql, Object... args) throws java.sql.SQLException {
-        return jdbc.queryFirst(sql, rs -> rs.getLong(1), args).orElse(0L);
+    private static long count(JdbcTemplate jdbc, String sql, Object... args) {
+        Long n = jdbc.queryForObject(sql, Long.class, args);
+        return n == null ? 0L : n;
     }
 
     /** @param settle how long deliveries still in flight (a route fault ended the wait early) may take to close */
-    private static Verdict noOpenAttempt(DataSource db, Duration settle) throws java.sql.SQLException,
-            InterruptedException {
+    private static Verdict noOpenAttempt(JdbcTemplate db, Duration settle) throws InterruptedException {
         long deadline = System.nanoTime() + settle.toNanos();
-        long open = count(new Jdbc(db), "SELECT count(*) FROM attempt_journal WHERE closed_at IS NULL");
+        long open = count(db, "SELECT count(*) FROM attempt_journal WHERE closed_at IS NULL");
         while (open > 0 && System.nanoTime() < deadline) {
             Thread.sleep(100);
-            open = count(new Jdbc(db), "SELECT count(*) FROM attempt_journal WHERE closed_at IS NULL");
+            open = count(db, "SELECT count(*) FROM attempt_journal WHERE closed_at IS NULL");
         }
         return new Verdict("no open attempt", open == 0, open == 0 ? "" : open + " attempt_journal rows never closed");
     }
 
-    private Verdict deliveriesPerClass(DataSource db, Map<String, String> keys, SettledOutcomes settled)
-            throws java.sql.SQLException {
+    private Verdict deliveriesPerClass(JdbcTemplate jdbc, Map<String, String> keys, SettledOutcomes settled) {
         RedeliveryPolicies policies = app.bean("redeliveryPolicies", RedeliveryPolicies.class);
         QuarantineStore store = app.bean("quarantineStore", QuarantineStore.class);
-        Jdbc jdbc = new Jdbc(db);
         Map<ErrorClass, Integer> byClass = new TreeMap<>();
         List<String> wrong = new ArrayList<>();
         for (Map.Entry<String, String> e : keys.entrySet()) {
@@ -181,8 +185,7 @@ final class ScenarioCheck {
                 : new Verdict("deliveries = retries + 1 per class", false, wrong.size() + ": " + wrong.get(0));
     }
 
-    private Verdict summaryIsTheDatabase(DataSource db, RunSummary summary) throws java.sql.SQLException {
-        Jdbc jdbc = new Jdbc(db);
+    private Verdict summaryIsTheDatabase(JdbcTemplate jdbc, RunSummary summary) {
         long indexed = count(jdbc, "SELECT count(*) FROM documents WHERE source = ? AND state = 'searchable'", source);
         Map<String, Integer> quarantined = new TreeMap<>();
         for (ErrorClass c : ErrorClass.values()) {
@@ -194,7 +197,9 @@ final class ScenarioCheck {
         }
         Map<String, Integer> skipped = new TreeMap<>();
         jdbc.query("SELECT reason, count(*) FROM skipped_documents WHERE source = ? GROUP BY reason",
-                rs -> Map.entry(rs.getString(1), rs.getInt(2)), source).forEach(e -> skipped.put(e.getKey(), e.getValue()));
+                rs -> {
+                    skipped.put(rs.getString(1), rs.getInt(2));
+                }, source);
         String name = "summary counts = database counts";
         if (indexed != summary.indexed()) {
             return new Verdict(name, false, "indexed " + summary.indexed() + ", database " + indexed);

@@ -1,24 +1,19 @@
 package org.ingestquarantine.ingest;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
-import java.util.EnumMap;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import javax.sql.DataSource;
-import org.ingestquarantine.db.Jdbc;
+import org.ingestquarantine.db.SpringJdbc;
 import org.ingestquarantine.db.SqlFailure;
-import org.ingestquarantine.db.SqlTime;
 import org.ingestquarantine.failure.DownstreamContractException;
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.TransactionException;
 
 /**
  * The search index in PostgreSQL: tables {@code documents} (one row per source and document) and
@@ -36,98 +31,12 @@ import org.ingestquarantine.failure.DownstreamContractException;
  */
 public final class DocumentIndex {
 
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(DocumentIndex.class);
-
-    /**
-     * The whole write in ONE statement, so one round trip and one commit (issue 12). The documents row is
-     * inserted, or updated unless the stored version is later (stale) or the same version made by the same code
-     * is already searchable (unchanged). Only if the row was written are the chunks no longer part of the
-     * document deleted and every chunk upserted (the two touch disjoint rows). The delivery's attempt, if given,
-     * is closed in the same transaction ({@code indexed}, or {@code skipped} for stale and unchanged), so the
-     * outcome and the attempt's close commit together. The row is written as searchable: no reader sees it
-     * before the statement commits, and then every chunk is there.
-     *
-     * <p>The document's open quarantine record ({@code rec}, a read of the unique index on (source, doc_id), none
-     * for most documents) is locked FIRST, before the documents row, so every writer takes the record's row, the
-     * documents row and the summary triggers' advisory lock of the document in that order (the record statement
-     * takes the record's row before the advisory lock), and a failure of the same document written while a
-     * transaction indexes it and closes its record waits for that transaction and then re-opens the record with
-     * its attempt, instead of slipping in before the close and being closed with it. Guard (the
-     * boolean parameter, set by {@link #index(IndexedDocument, Long)}'s first try): if there is such a record,
-     * nothing is written and nothing is closed, the verdict is {@code open_record}, and the write runs again
-     * unguarded in a transaction that closes the record too ({@link RepairClose}). Stale and unchanged keep
-     * their verdicts (nothing would be written: the record stays open).
-     *
-     * <p>Concurrent writers of one document: the statement reads the row with its snapshot ({@code snap}) and
-     * updates it only if the row it locks ({@code ON CONFLICT}) is that same version ({@code xmin}); if another
-     * writer committed in between, nothing is written, nothing is closed, the verdict is {@code raced} and the
-     * statement runs again with a fresh snapshot (so its chunk delete sees that writer's chunks).
-     */
-    private static final String WRITE = """
-            WITH snap AS (
-                SELECT xmin::text AS x, source_updated_at, source_version, state, parser_version, chunker_version,
-                    embedder_version
-                FROM documents WHERE source = ? AND doc_id = ?
-            ), rec AS (
-                SELECT CAST(? AS boolean) AS guard FROM quarantine
-                WHERE source = ? AND doc_id = ? AND disposition = 'open'
-                FOR UPDATE
-            ), doc AS (
-                INSERT INTO documents AS d (source, doc_id, source_version, source_updated_at, content_sha256,
-                    parser_version, chunker_version, embedder_version, page_count, chunk_count, pages_lost_count,
-                    pages_lost, state, indexed_at)
-                SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::integer[], 'searchable', now()
-                WHERE NOT EXISTS (SELECT 1 FROM rec WHERE guard)
-                ON CONFLICT (source, doc_id) DO UPDATE SET source_version = EXCLUDED.source_version,
-                    source_updated_at = EXCLUDED.source_updated_at, content_sha256 = EXCLUDED.content_sha256,
-                    parser_version = EXCLUDED.parser_version, chunker_version = EXCLUDED.chunker_version,
-                    embedder_version = EXCLUDED.embedder_version, page_count = EXCLUDED.page_count,
-                    chunk_count = EXCLUDED.chunk_count, pages_lost_count = EXCLUDED.pages_lost_count,
-                    pages_lost = EXCLUDED.pages_lost, state = 'searchable', indexed_at = now()
-                WHERE d.xmin::text = coalesce((SELECT x FROM snap), '')
-                  AND NOT (d.source_updated_at IS NOT NULL AND EXCLUDED.source_updated_at IS NOT NULL
-                           AND d.source_updated_at > EXCLUDED.source_updated_at)
-                  AND NOT (d.source_version = EXCLUDED.source_version AND d.state = 'searchable'
-                           AND d.parser_version = EXCLUDED.parser_version
-                           AND d.chunker_version = EXCLUDED.chunker_version
-                           AND d.embedder_version = EXCLUDED.embedder_version)
-                RETURNING 1
-            ), verdict AS (
-                SELECT CASE WHEN EXISTS (SELECT 1 FROM doc) THEN 'indexed'
-                            WHEN s.source_updated_at IS NOT NULL AND CAST(? AS timestamptz) IS NOT NULL
-                                 AND s.source_updated_at > CAST(? AS timestamptz) THEN 'stale'
-                            WHEN s.source_version = ? AND s.state = 'searchable' AND s.parser_version = ?
-                                 AND s.chunker_version = ? AND s.embedder_version = ? THEN 'unchanged'
-                            WHEN EXISTS (SELECT 1 FROM rec WHERE guard) THEN 'open_record'
-                            ELSE 'raced' END AS v
-                FROM (SELECT 1) one LEFT JOIN snap s ON true
-            ), incoming AS (
-                SELECT c.seq, c.text, c.page_from, c.page_to, c.o
-                FROM unnest(?::integer[], ?::text[], ?::integer[], ?::integer[])
-                     WITH ORDINALITY AS c(seq, text, page_from, page_to, o)
-            ), gone AS (
-                DELETE FROM chunks WHERE source = ? AND doc_id = ? AND EXISTS (SELECT 1 FROM doc)
-                    AND seq NOT IN (SELECT seq FROM incoming)
-            ), written AS (
-                INSERT INTO chunks AS k (source, doc_id, seq, text, embedding, page_from, page_to)
-                SELECT ?, ?, i.seq, i.text, (?::real[])[(i.o - 1) * ? + 1 : i.o * ?], i.page_from, i.page_to
-                FROM incoming i WHERE EXISTS (SELECT 1 FROM doc)
-                ON CONFLICT (source, doc_id, seq) DO UPDATE SET text = EXCLUDED.text,
-                    embedding = EXCLUDED.embedding, page_from = EXCLUDED.page_from, page_to = EXCLUDED.page_to
-            ), closed AS (
-                UPDATE attempt_journal SET stage = 'index', stage_at = ?, closed_at = ?,
-                    outcome = CASE WHEN (SELECT v FROM verdict) = 'indexed' THEN 'indexed' ELSE 'skipped' END
-                WHERE attempt_id = ? AND (SELECT v FROM verdict) NOT IN ('raced', 'open_record')
-            )
-            SELECT v FROM verdict
-            """;
-
-    /** How often the write runs again when a concurrent writer of the same document committed under it. */
-    private static final int MAX_RACES = 5;
-
-    private final Jdbc jdbc;
-    private final DataSource dataSource;
     private final int vectorDims;
+    private final JdbcTemplate jdbc;
+    private final IndexAdmission admission;
+    private final IndexStatement statement;
+    private final ClosingWrite closingWrite;
+    private final IndexReads reads;
 
     /**
      * @param dataSource a pool on the migrated schema
@@ -138,9 +47,12 @@ public final class DocumentIndex {
         if (vectorDims <= 0) {
             throw new IllegalArgumentException("vectorDims must be positive, was " + vectorDims);
         }
-        this.jdbc = new Jdbc(dataSource);
-        this.dataSource = dataSource;
         this.vectorDims = vectorDims;
+        this.jdbc = SpringJdbc.template(dataSource);
+        this.admission = new IndexAdmission(jdbc, vectorDims);
+        this.statement = new IndexStatement(vectorDims);
+        this.closingWrite = new ClosingWrite(statement, dataSource);
+        this.reads = new IndexReads(jdbc);
     }
 
     /** @return the embedding width this index accepts */
@@ -203,53 +115,18 @@ public final class DocumentIndex {
      */
     public IndexOutcome index(IndexedDocument document, Long attemptId, boolean openRecordSeen) {
         validate(document);
-        try (Connection c = dataSource.getConnection()) {
-            if (openRecordSeen) {
-                return indexAndCloseRecord(c, document, attemptId);
-            }
-            IndexOutcome outcome = run(c, document, attemptId, true);
-            return outcome != null ? outcome : indexAndCloseRecord(c, document, attemptId);
-        } catch (SQLException e) {
-            throw new IndexWriteException("document " + document.source() + "/" + document.docId()
-                    + " was not indexed (" + SqlFailure.describe(e) + "); do not acknowledge the message,"
-                    + " pause consumption until PostgreSQL answers again", e);
-        }
-    }
-
-    /**
-     * The document has an open quarantine record (the single statement found it and wrote nothing): the write,
-     * the attempt's close and the record's close ({@link RepairClose}) in ONE transaction, as separate
-     * statements. Not in the index statement itself: the summary triggers of {@code documents} and
-     * {@code quarantine} (V6) would each see the other's final state at the end of that one statement, and the
-     * document would leave {@code source_summary.open_indexed} counted -1.
-     */
-    private IndexOutcome indexAndCloseRecord(Connection c, IndexedDocument document, Long attemptId)
-            throws SQLException {
-        c.setAutoCommit(false);
         try {
-            IndexOutcome outcome = run(c, document, attemptId, false);
-            if (outcome == IndexOutcome.INDEXED) {
-                closeRecord(c, document);
+            if (openRecordSeen) {
+                return closingWrite.write(document, attemptId);
             }
-            c.commit();
-            c.setAutoCommit(true);
-            return outcome;
-        } catch (SQLException | RuntimeException e) {
-            try {
-                c.rollback();
-                c.setAutoCommit(true);
-            } catch (SQLException suppressed) {
-                e.addSuppressed(suppressed);
-            }
-            throw e;
+            IndexOutcome outcome = statement.run(jdbc, document, attemptId, true);
+            return outcome != null ? outcome : closingWrite.write(document, attemptId);
+        } catch (DataAccessException | TransactionException e) {
+            SQLException cause = SpringJdbc.cause(e);
+            throw new IndexWriteException("document " + document.source() + "/" + document.docId()
+                    + " was not indexed (" + SqlFailure.describe(cause) + "); do not acknowledge the message,"
+                    + " pause consumption until PostgreSQL answers again", cause);
         }
-    }
-
-    private void closeRecord(Connection c, IndexedDocument d) throws SQLException {
-        RepairClose.close(c, d, Instant.now().truncatedTo(ChronoUnit.MICROS)).ifPresent(closed ->
-                LOG.info("quarantine record {} closed as {}{} by={}: a later delivery of its document was indexed",
-                        closed.dlqId(), closed.disposition(),
-                        closed.reasonCode() == null ? "" : " (" + closed.reasonCode() + ")", closed.by().code()));
     }
 
     /**
@@ -265,110 +142,11 @@ public final class DocumentIndex {
      * @throws SQLException if the database fails; the caller rolls back
      */
     public IndexOutcome write(Connection c, IndexedDocument d) throws SQLException {
-        return run(c, d, null, false);
-    }
-
-    /**
-     * @param guard whether to write nothing when the document has an open quarantine record
-     * @return the verdict; null when {@code guard} found an open record (nothing was written or closed)
-     */
-    private IndexOutcome run(Connection c, IndexedDocument document, Long attemptId, boolean guard)
-            throws SQLException {
-        try (PreparedStatement s = c.prepareStatement(WRITE)) {
-            bind(c, s, document, attemptId, guard);
-            for (int run = 1; ; run++) {
-                String verdict;
-                try (ResultSet rs = s.executeQuery()) {
-                    rs.next();
-                    verdict = rs.getString(1);
-                }
-                switch (verdict) {
-                    case "indexed":
-                        return IndexOutcome.INDEXED;
-                    case "stale":
-                        return IndexOutcome.STALE_REJECTED;
-                    case "unchanged":
-                        return IndexOutcome.UNCHANGED;
-                    case "open_record":
-                        return null;
-                    default:
-                        if (run >= MAX_RACES) {
-                            throw new SQLException("another writer of the document committed under each of " + run
-                                    + " writes", "40001");
-                        }
-                }
-            }
+        try {
+            return statement.run(SpringJdbc.on(c), d, null, false);
+        } catch (DataAccessException e) {
+            throw SpringJdbc.cause(e);
         }
-    }
-
-    private void bind(Connection c, PreparedStatement s, IndexedDocument d, Long attemptId, boolean guard)
-            throws SQLException {
-        int i = 1;
-        s.setString(i++, d.source());
-        s.setString(i++, d.docId());
-        s.setBoolean(i++, guard);
-        s.setString(i++, d.source());
-        s.setString(i++, d.docId());
-        s.setString(i++, d.source());
-        s.setString(i++, d.docId());
-        i = bindVersion(s, i, d);
-        SqlTime.set(s, i++, d.sourceUpdatedAt());
-        SqlTime.set(s, i++, d.sourceUpdatedAt());
-        s.setString(i++, d.sourceVersion());
-        s.setString(i++, d.parserVersion());
-        s.setString(i++, d.chunkerVersion());
-        s.setString(i++, d.embedderVersion());
-        int n = d.chunks().size();
-        Integer[] seqs = new Integer[n];
-        String[] texts = new String[n];
-        Integer[] from = new Integer[n];
-        Integer[] to = new Integer[n];
-        Float[] vectors = new Float[n * vectorDims];
-        for (int k = 0; k < n; k++) {
-            IndexedChunk chunk = d.chunks().get(k);
-            seqs[k] = chunk.seq();
-            texts[k] = chunk.text();
-            from[k] = chunk.pageFrom();
-            to[k] = chunk.pageTo();
-            for (int j = 0; j < vectorDims; j++) {
-                vectors[k * vectorDims + j] = chunk.embedding()[j];
-            }
-        }
-        s.setArray(i++, c.createArrayOf("integer", seqs));
-        s.setArray(i++, c.createArrayOf("text", texts));
-        s.setArray(i++, c.createArrayOf("integer", from));
-        s.setArray(i++, c.createArrayOf("integer", to));
-        s.setString(i++, d.source());
-        s.setString(i++, d.docId());
-        s.setString(i++, d.source());
-        s.setString(i++, d.docId());
-        s.setArray(i++, c.createArrayOf("float4", vectors));
-        s.setInt(i++, vectorDims);
-        s.setInt(i++, vectorDims);
-        Instant now = Instant.now().truncatedTo(ChronoUnit.MICROS);
-        SqlTime.set(s, i++, now);
-        SqlTime.set(s, i++, now);
-        if (attemptId == null) {
-            s.setNull(i, java.sql.Types.BIGINT);
-        } else {
-            s.setLong(i, attemptId);
-        }
-    }
-
-    /** Binds the ten columns from source_version to pages_lost; returns the next index. */
-    private static int bindVersion(PreparedStatement s, int from, IndexedDocument d) throws SQLException {
-        int i = from;
-        s.setString(i++, d.sourceVersion());
-        SqlTime.set(s, i++, d.sourceUpdatedAt());
-        s.setString(i++, d.contentSha256());
-        s.setString(i++, d.parserVersion());
-        s.setString(i++, d.chunkerVersion());
-        s.setString(i++, d.embedderVersion());
-        s.setInt(i++, d.pageCount());
-        s.setInt(i++, d.chunks().size());
-        s.setInt(i++, d.pagesLost().size());
-        s.setArray(i++, s.getConnection().createArrayOf("integer", d.pagesLost().toArray()));
-        return i;
     }
 
     /**
@@ -381,34 +159,7 @@ public final class DocumentIndex {
      *         {@link #vectorDims()}
      */
     public void validate(IndexedDocument d) {
-        Objects.requireNonNull(d.source(), "source");
-        Objects.requireNonNull(d.docId(), "docId");
-        Objects.requireNonNull(d.sourceVersion(), "sourceVersion");
-        Objects.requireNonNull(d.parserVersion(), "parserVersion");
-        Objects.requireNonNull(d.chunkerVersion(), "chunkerVersion");
-        Objects.requireNonNull(d.embedderVersion(), "embedderVersion");
-        if (d.chunks().isEmpty()) {
-            throw new IllegalArgumentException("document " + d.source() + "/" + d.docId()
-                    + " has no chunks; a document without text is quarantined (no_text_layer), not indexed");
-        }
-        Set<Integer> seqs = new HashSet<>();
-        for (IndexedChunk chunk : d.chunks()) {
-            if (!seqs.add(chunk.seq())) {
-                throw new IllegalArgumentException("document " + d.source() + "/" + d.docId()
-                        + " has two chunks with seq " + chunk.seq());
-            }
-            if (chunk.pageFrom() > chunk.pageTo()) {
-                throw new IllegalArgumentException("chunk " + chunk.seq() + " of " + d.source() + "/" + d.docId()
-                        + " has pageFrom " + chunk.pageFrom() + " after pageTo " + chunk.pageTo());
-            }
-            int width = chunk.embedding() == null ? 0 : chunk.embedding().length;
-            if (width != vectorDims) {
-                throw new DownstreamContractException(DownstreamContractException.VECTOR_WIDTH,
-                        "chunk " + chunk.seq() + " of " + d.source() + "/" + d.docId() + " has a vector of width "
-                                + width + " but the index holds width " + vectorDims
-                                + "; configure an embedder of that width or rebuild the index");
-            }
-        }
+        admission.validate(d);
     }
 
     /**
@@ -420,13 +171,10 @@ public final class DocumentIndex {
      */
     public boolean isCurrent(String source, String docId, String sourceVersion, String parserVersion,
                              String chunkerVersion, String embedderVersion) {
-        String sql = "SELECT 1 FROM documents WHERE source = ? AND doc_id = ? AND source_version = ?"
-                + " AND parser_version = ? AND chunker_version = ? AND embedder_version = ? AND state = 'searchable'";
         try {
-            return jdbc.queryFirst(sql, rs -> true, source, docId, sourceVersion, parserVersion, chunkerVersion,
-                    embedderVersion).isPresent();
-        } catch (SQLException e) {
-            throw readFailure(source + "/" + docId, e);
+            return admission.isCurrent(source, docId, sourceVersion, parserVersion, chunkerVersion, embedderVersion);
+        } catch (DataAccessException e) {
+            throw IndexReads.readFailure(source + "/" + docId, e);
         }
     }
 
@@ -435,12 +183,7 @@ public final class DocumentIndex {
      * @throws IndexWriteException if the database cannot be read
      */
     public Optional<DocumentState> state(String source, String docId) {
-        String sql = "SELECT state FROM documents WHERE source = ? AND doc_id = ?";
-        try {
-            return jdbc.queryFirst(sql, rs -> DocumentState.fromCode(rs.getString(1)), source, docId);
-        } catch (SQLException e) {
-            throw readFailure(source + "/" + docId, e);
-        }
+        return reads.state(source, docId);
     }
 
     /**
@@ -451,13 +194,7 @@ public final class DocumentIndex {
      * @throws IndexWriteException if the database cannot be read
      */
     public Set<String> writtenSince(String source, Instant since) {
-        String sql = "SELECT doc_id FROM documents WHERE source = ? AND indexed_at >= ?";
-        try {
-            return new HashSet<>(jdbc.query(sql, rs -> rs.getString(1), source,
-                    java.sql.Timestamp.from(since)));
-        } catch (SQLException e) {
-            throw readFailure(source, e);
-        }
+        return reads.writtenSince(source, since);
     }
 
     /**
@@ -467,15 +204,7 @@ public final class DocumentIndex {
      * @throws IndexWriteException if the database cannot be read
      */
     public Map<String, List<Integer>> partiallyIndexed(String source) {
-        String sql = "SELECT doc_id, pages_lost FROM documents WHERE source = ? AND pages_lost_count > 0 ORDER BY doc_id";
-        try {
-            Map<String, List<Integer>> out = new LinkedHashMap<>();
-            jdbc.query(sql, rs -> Map.entry(rs.getString(1), List.of((Integer[]) rs.getArray(2).getArray())), source)
-                    .forEach(e -> out.put(e.getKey(), e.getValue()));
-            return out;
-        } catch (SQLException e) {
-            throw readFailure(source, e);
-        }
+        return reads.partiallyIndexed(source);
     }
 
     /**
@@ -484,21 +213,6 @@ public final class DocumentIndex {
      * @throws IndexWriteException if the database cannot be read
      */
     public Map<DocumentState, Long> countsByState(String source) {
-        Map<DocumentState, Long> counts = new EnumMap<>(DocumentState.class);
-        for (DocumentState state : DocumentState.values()) {
-            counts.put(state, 0L);
-        }
-        String sql = "SELECT state, count(*) FROM documents WHERE source = ? GROUP BY state";
-        try {
-            jdbc.query(sql, rs -> counts.put(DocumentState.fromCode(rs.getString(1)), rs.getLong(2)), source);
-            return counts;
-        } catch (SQLException e) {
-            throw readFailure(source, e);
-        }
-    }
-
-    private static IndexWriteException readFailure(String what, SQLException e) {
-        return new IndexWriteException("index could not be read for " + what + " (" + SqlFailure.describe(e)
-                + "); retry when PostgreSQL answers again", e);
+        return reads.countsByState(source);
     }
 }

@@ -1,12 +1,13 @@
 package org.ingestquarantine.ingest;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.Optional;
-import org.ingestquarantine.db.SqlTime;
+import org.ingestquarantine.db.SpringJdbc;
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.ResultSetExtractor;
 
 /**
  * Closes a document's open quarantine record as repaired once the document is indexed: the ONE rule both the
@@ -71,40 +72,8 @@ public final class RepairClose {
         }
     }
 
-    /**
-     * Parameters: content sha256, source version, parser version, source, doc_id, closed_at. Returns the record's
-     * dlq_id, disposition, reason code and verdict_by; no row when no record was open.
-     */
-    private static final String CLOSE = """
-            WITH given AS (
-                SELECT lower(CAST(? AS text)) AS sha256, CAST(? AS text) AS version, CAST(? AS text) AS parser
-            ), r AS (
-                SELECT q.dlq_id,
-                    CASE WHEN q.payload_sha256 IS NOT NULL AND g.sha256 IS NOT NULL THEN 'sha256'
-                         WHEN q.source_version IS NOT NULL AND g.version IS NOT NULL THEN 'version'
-                         ELSE 'none' END AS verdict_by,
-                    lower(trim(CAST(q.payload_sha256 AS text))) AS held_sha256, q.source_version AS held_version,
-                    q.parser_version IS DISTINCT FROM g.parser AS parser_changed, g.sha256, g.version
-                FROM quarantine q, given g
-                WHERE q.source = ? AND q.doc_id = ? AND q.disposition = 'open'
-                FOR UPDATE OF q
-            ), v AS (
-                SELECT dlq_id, verdict_by, parser_changed,
-                    CASE verdict_by WHEN 'sha256' THEN held_sha256 <> sha256
-                                    WHEN 'version' THEN held_version <> version
-                                    ELSE false END AS content_changed
-                FROM r
-            )
-            UPDATE quarantine q SET
-                disposition = CASE WHEN v.content_changed THEN 'repaired_content_changed'
-                                   ELSE 'repaired_parser_fixed' END,
-                reason_code = CASE WHEN v.content_changed OR v.parser_changed THEN q.reason_code
-                                   ELSE '%s' END,
-                verdict_by = v.verdict_by,
-                closed_at = ?
-            FROM v WHERE q.dlq_id = v.dlq_id
-            RETURNING q.dlq_id, q.disposition, q.reason_code, q.verdict_by
-            """.formatted(NO_CHANGE_SEEN);
+    /** The close, {@code repair-close.sql}: one statement on the record's row under its lock. */
+    private static final String CLOSE = SpringJdbc.sql(RepairClose.class, "repair-close.sql").formatted(NO_CHANGE_SEEN);
 
     private RepairClose() {
     }
@@ -133,19 +102,24 @@ public final class RepairClose {
      * @throws SQLException if the database fails; the caller rolls back
      */
     public static Optional<Closed> close(Connection c, IndexedDocument indexed, Instant closedAt) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement(CLOSE)) {
-            int i = 1;
-            s.setString(i++, indexed.contentSha256());
-            s.setString(i++, indexed.sourceVersion());
-            s.setString(i++, indexed.parserVersion());
-            s.setString(i++, indexed.source());
-            s.setString(i++, indexed.docId());
-            SqlTime.set(s, i, closedAt);
-            try (ResultSet rs = s.executeQuery()) {
-                return rs.next() ? Optional.of(new Closed(rs.getString(1), rs.getString(2), rs.getString(3),
-                        Evidence.fromCode(rs.getString(4))))
-                        : Optional.empty();
-            }
+        try {
+            return close(SpringJdbc.on(c), indexed, closedAt);
+        } catch (DataAccessException e) {
+            throw SpringJdbc.cause(e);
         }
+    }
+
+    /**
+     * {@link #close(Connection, IndexedDocument, Instant)} with a template, in the Spring transaction running.
+     *
+     * @throws DataAccessException if the database fails; the transaction rolls back
+     */
+    static Optional<Closed> close(JdbcTemplate jdbc, IndexedDocument indexed, Instant closedAt) {
+        return jdbc.query(CLOSE, (ResultSetExtractor<Optional<Closed>>) rs -> rs.next()
+                        ? Optional.of(new Closed(rs.getString(1), rs.getString(2), rs.getString(3),
+                                Evidence.fromCode(rs.getString(4))))
+                        : Optional.<Closed>empty(),
+                SpringJdbc.text(indexed.contentSha256()), SpringJdbc.text(indexed.sourceVersion()),
+                SpringJdbc.text(indexed.parserVersion()), indexed.source(), indexed.docId(), SpringJdbc.time(closedAt));
     }
 }

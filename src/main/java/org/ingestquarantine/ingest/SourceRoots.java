@@ -1,9 +1,6 @@
 package org.ingestquarantine.ingest;
 
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.temporal.ChronoUnit;
@@ -12,8 +9,10 @@ import java.util.Objects;
 import java.util.TreeMap;
 import javax.sql.DataSource;
 import org.ingestquarantine.db.DatabaseAccessException;
+import org.ingestquarantine.db.SpringJdbc;
 import org.ingestquarantine.db.SqlFailure;
-import org.ingestquarantine.db.SqlTime;
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * The folder each source was last given as its only root on an {@code ingest <folder>} command line
@@ -27,7 +26,9 @@ public final class SourceRoots {
     /** {@code configured_by} of the rows the ingest command writes. */
     public static final String INGEST_COMMAND = "ingest-command";
 
-    private final DataSource dataSource;
+    private static final String UPSERT = SpringJdbc.sql(SourceRoots.class, "source-root-upsert.sql");
+
+    private final JdbcTemplate jdbc;
     private final Clock clock;
 
     /**
@@ -35,7 +36,7 @@ public final class SourceRoots {
      * @param clock source of {@code configured_at}
      */
     public SourceRoots(DataSource dataSource, Clock clock) {
-        this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        this.jdbc = SpringJdbc.template(Objects.requireNonNull(dataSource, "dataSource"));
         this.clock = Objects.requireNonNull(clock, "clock");
     }
 
@@ -52,20 +53,14 @@ public final class SourceRoots {
         if (!root.isAbsolute()) {
             throw new IllegalArgumentException("a source root is an absolute folder, not " + root);
         }
-        String sql = """
-                INSERT INTO source_roots (source, file_root, configured_at, configured_by) VALUES (?, ?, ?, ?)
-                ON CONFLICT (source) DO UPDATE SET file_root = EXCLUDED.file_root,
-                    configured_at = EXCLUDED.configured_at, configured_by = EXCLUDED.configured_by
-                """;
-        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(sql)) {
-            s.setString(1, source);
-            s.setString(2, root.toString());
-            SqlTime.set(s, 3, clock.instant().truncatedTo(ChronoUnit.MICROS));
-            s.setString(4, configuredBy);
-            s.executeUpdate();
-        } catch (SQLException e) {
+        try {
+            jdbc.update(UPSERT, source, root.toString(),
+                    SpringJdbc.time(clock.instant().truncatedTo(ChronoUnit.MICROS)), SpringJdbc.text(configuredBy));
+        } catch (DataAccessException e) {
+            SQLException cause = SpringJdbc.cause(e);
             throw new DatabaseAccessException("root of source " + source + " was not recorded ("
-                    + SqlFailure.describe(e) + "); a later drain would not know where the source's files are", e);
+                    + SqlFailure.describe(cause) + "); a later drain would not know where the source's files are",
+                    cause);
         }
     }
 
@@ -75,16 +70,15 @@ public final class SourceRoots {
      */
     public Map<String, Path> all() {
         Map<String, Path> roots = new TreeMap<>();
-        try (Connection c = dataSource.getConnection();
-             PreparedStatement s = c.prepareStatement("SELECT source, file_root FROM source_roots");
-             ResultSet rs = s.executeQuery()) {
-            while (rs.next()) {
+        try {
+            jdbc.query("SELECT source, file_root FROM source_roots", rs -> {
                 roots.put(rs.getString(1), Path.of(rs.getString(2)));
-            }
+            });
             return roots;
-        } catch (SQLException e) {
-            throw new DatabaseAccessException("recorded source roots could not be read (" + SqlFailure.describe(e)
-                    + "); retry when PostgreSQL answers again", e);
+        } catch (DataAccessException e) {
+            SQLException cause = SpringJdbc.cause(e);
+            throw new DatabaseAccessException("recorded source roots could not be read ("
+                    + SqlFailure.describe(cause) + "); retry when PostgreSQL answers again", cause);
         }
     }
 

@@ -1,9 +1,6 @@
 package org.ingestquarantine.ingest;
 
 import java.net.URI;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Instant;
@@ -13,8 +10,12 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import javax.sql.DataSource;
 import org.ingestquarantine.db.DatabaseAccessException;
+import org.ingestquarantine.db.SpringJdbc;
 import org.ingestquarantine.db.SqlFailure;
 import org.ingestquarantine.db.SqlTime;
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.ResultSetExtractor;
 
 /**
  * How many documents each source holds, as last obtained: table {@code source_totals}, the known denominator of
@@ -58,7 +59,9 @@ public final class SourceTotals {
     public record Total(String source, long documents, String obtainedBy, Instant countedAt, String countedBy) {
     }
 
-    private final DataSource dataSource;
+    private static final String UPSERT = SpringJdbc.sql(SourceTotals.class, "source-total-upsert.sql");
+
+    private final JdbcTemplate jdbc;
     private final Clock clock;
 
     /**
@@ -66,7 +69,7 @@ public final class SourceTotals {
      * @param clock source of {@code counted_at}
      */
     public SourceTotals(DataSource dataSource, Clock clock) {
-        this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        this.jdbc = SpringJdbc.template(Objects.requireNonNull(dataSource, "dataSource"));
         this.clock = Objects.requireNonNull(clock, "clock");
     }
 
@@ -102,24 +105,14 @@ public final class SourceTotals {
         if (documents < 0) {
             throw new IllegalArgumentException("a source holds 0 or more documents, not " + documents);
         }
-        String sql = """
-                INSERT INTO source_totals (source, documents, counted_at, counted_by, base_uri, obtained_by)
-                VALUES (?, ?, ?, ?, ?, ?)
-                ON CONFLICT (source) DO UPDATE SET documents = EXCLUDED.documents, counted_at = EXCLUDED.counted_at,
-                    counted_by = EXCLUDED.counted_by, obtained_by = EXCLUDED.obtained_by,
-                    base_uri = COALESCE(EXCLUDED.base_uri, source_totals.base_uri)
-                """;
-        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(sql)) {
-            s.setString(1, source);
-            s.setLong(2, documents);
-            SqlTime.set(s, 3, clock.instant().truncatedTo(ChronoUnit.MICROS));
-            s.setString(4, countedBy);
-            s.setString(5, baseUri == null ? null : baseUri.toString());
-            s.setString(6, obtained.code());
-            s.executeUpdate();
-        } catch (SQLException e) {
+        try {
+            jdbc.update(UPSERT, source, documents, SpringJdbc.time(clock.instant().truncatedTo(ChronoUnit.MICROS)),
+                    SpringJdbc.text(countedBy), SpringJdbc.text(baseUri == null ? null : baseUri.toString()),
+                    obtained.code());
+        } catch (DataAccessException e) {
+            SQLException cause = SpringJdbc.cause(e);
             throw new DatabaseAccessException("total of source " + source + " was not written ("
-                    + SqlFailure.describe(e) + "); coverage keeps the last count", e);
+                    + SqlFailure.describe(cause) + "); coverage keeps the last count", cause);
         }
     }
 
@@ -129,15 +122,12 @@ public final class SourceTotals {
      * @throws DatabaseAccessException if the database fails
      */
     public Optional<URI> baseUri(String source) {
-        try (Connection c = dataSource.getConnection();
-             PreparedStatement s = c.prepareStatement("SELECT base_uri FROM source_totals WHERE source = ?")) {
-            s.setString(1, source);
-            try (ResultSet rs = s.executeQuery()) {
-                return rs.next() && rs.getString(1) != null ? Optional.of(URI.create(rs.getString(1))) : Optional.empty();
-            }
-        } catch (SQLException e) {
-            throw new DatabaseAccessException("base URI of source " + source + " could not be read ("
-                    + SqlFailure.describe(e) + "); retry when PostgreSQL answers again", e);
+        try {
+            return jdbc.query("SELECT base_uri FROM source_totals WHERE source = ?",
+                    (ResultSetExtractor<Optional<URI>>) rs -> rs.next() && rs.getString(1) != null
+                            ? Optional.of(URI.create(rs.getString(1))) : Optional.empty(), source);
+        } catch (DataAccessException e) {
+            throw readFailure("base URI of source " + source, e);
         }
     }
 
@@ -147,16 +137,13 @@ public final class SourceTotals {
      * @throws DatabaseAccessException if the database fails
      */
     public Optional<Total> find(String source) {
-        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(
-                "SELECT documents, obtained_by, counted_at, counted_by FROM source_totals WHERE source = ?")) {
-            s.setString(1, source);
-            try (ResultSet rs = s.executeQuery()) {
-                return rs.next() ? Optional.of(new Total(source, rs.getLong(1), rs.getString(2),
-                        SqlTime.get(rs, "counted_at"), rs.getString(4))) : Optional.empty();
-            }
-        } catch (SQLException e) {
-            throw new DatabaseAccessException("total of source " + source + " could not be read ("
-                    + SqlFailure.describe(e) + "); retry when PostgreSQL answers again", e);
+        try {
+            return jdbc.query("SELECT documents, obtained_by, counted_at, counted_by FROM source_totals"
+                    + " WHERE source = ?", (ResultSetExtractor<Optional<Total>>) rs -> rs.next()
+                    ? Optional.of(new Total(source, rs.getLong(1), rs.getString(2), SqlTime.get(rs, "counted_at"),
+                            rs.getString(4))) : Optional.empty(), source);
+        } catch (DataAccessException e) {
+            throw readFailure("total of source " + source, e);
         }
     }
 
@@ -166,15 +153,18 @@ public final class SourceTotals {
      * @throws DatabaseAccessException if the database fails
      */
     public OptionalLong total(String source) {
-        try (Connection c = dataSource.getConnection();
-             PreparedStatement s = c.prepareStatement("SELECT documents FROM source_totals WHERE source = ?")) {
-            s.setString(1, source);
-            try (ResultSet rs = s.executeQuery()) {
-                return rs.next() ? OptionalLong.of(rs.getLong(1)) : OptionalLong.empty();
-            }
-        } catch (SQLException e) {
-            throw new DatabaseAccessException("total of source " + source + " could not be read ("
-                    + SqlFailure.describe(e) + "); retry when PostgreSQL answers again", e);
+        try {
+            return jdbc.query("SELECT documents FROM source_totals WHERE source = ?",
+                    (ResultSetExtractor<OptionalLong>) rs -> rs.next() ? OptionalLong.of(rs.getLong(1))
+                            : OptionalLong.empty(), source);
+        } catch (DataAccessException e) {
+            throw readFailure("total of source " + source, e);
         }
+    }
+
+    private static DatabaseAccessException readFailure(String what, DataAccessException e) {
+        SQLException cause = SpringJdbc.cause(e);
+        return new DatabaseAccessException(what + " could not be read (" + SqlFailure.describe(cause)
+                + "); retry when PostgreSQL answers again", cause);
     }
 }

@@ -15,9 +15,12 @@ import java.util.Objects;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import org.ingestquarantine.db.Jdbc;
+import javax.sql.DataSource;
+import org.ingestquarantine.db.SpringJdbc;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * Gauges read from the store on a schedule (every {@link Windows#poll()}), never per message, that grow
@@ -46,7 +49,8 @@ import org.slf4j.LoggerFactory;
  * {@value org.ingestquarantine.pipeline.RecordKey#INVALID_MESSAGES_SOURCE} ({@link SourceTags}); the rows of every other source the store holds (an older version recorded some under names
  * producers chose; {@code sources purge-unconfigured} re-keys them) are summed under one
  * {@value org.ingestquarantine.pipeline.RecordKey#OTHER_SOURCES} series, the oldest age their oldest.
- * Reads the tables directly through {@link Jdbc} (this package sits below {@code quarantine}). Thread-safe.
+ * Reads the tables directly with Spring's {@link JdbcTemplate} (this package sits below {@code quarantine}).
+ * Thread-safe.
  */
 public final class StoreGauges implements AutoCloseable {
 
@@ -84,7 +88,11 @@ public final class StoreGauges implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(StoreGauges.class);
 
-    private final Jdbc jdbc;
+    private static final String NEW_FINGERPRINTS_SQL = SpringJdbc.sql(StoreGauges.class, "new-fingerprints.sql");
+    private static final String OVERDUE_SQL = SpringJdbc.sql(StoreGauges.class, "overdue-owners.sql");
+    private static final String SOURCES_SQL = SpringJdbc.sql(StoreGauges.class, "source-readings.sql");
+
+    private final JdbcTemplate jdbc;
     private final SourceTags sourceTags;
     private final Windows windows;
     private final Clock clock;
@@ -100,7 +108,7 @@ public final class StoreGauges implements AutoCloseable {
     private volatile boolean failing;
     private final CoverageReadings coverageReadings;
 
-    private StoreGauges(Jdbc jdbc, SourceTags sourceTags, MeterRegistry registry, Windows windows,
+    private StoreGauges(JdbcTemplate jdbc, SourceTags sourceTags, MeterRegistry registry, Windows windows,
                         CoverageReadings coverageReadings, Clock clock) {
         this.jdbc = jdbc;
         this.coverageReadings = Objects.requireNonNull(coverageReadings, "coverageReadings");
@@ -135,7 +143,7 @@ public final class StoreGauges implements AutoCloseable {
     /**
      * Registers the gauges and starts reading the store, the first time at once.
      *
-     * @param jdbc the store
+     * @param dataSource the store
      * @param sourceTags the sources that have series of their own
      * @param registry where the gauges go
      * @param windows poll interval and the windows of "new" and "overdue"
@@ -143,9 +151,9 @@ public final class StoreGauges implements AutoCloseable {
      * @param clock the time {@value #AGE} is measured in
      * @return the running reader; {@link #close()} stops it
      */
-    public static StoreGauges start(Jdbc jdbc, SourceTags sourceTags, MeterRegistry registry, Windows windows,
-                                    CoverageReadings coverageReadings, Clock clock) {
-        StoreGauges gauges = new StoreGauges(jdbc, sourceTags, registry, windows, coverageReadings, clock);
+    public static StoreGauges start(DataSource dataSource, SourceTags sourceTags, MeterRegistry registry,
+                                    Windows windows, CoverageReadings coverageReadings, Clock clock) {
+        StoreGauges gauges = new StoreGauges(SpringJdbc.template(dataSource), sourceTags, registry, windows, coverageReadings, clock);
         gauges.scheduler.scheduleWithFixedDelay(gauges::refreshQuietly, 0, windows.poll().toMillis(),
                 TimeUnit.MILLISECONDS);
         return gauges;
@@ -173,46 +181,45 @@ public final class StoreGauges implements AutoCloseable {
      * @throws SQLException when the store cannot be read; the gauges keep their last values then
      */
     void refresh() throws SQLException {
-        boolean[] tables = jdbc.queryFirst("SELECT to_regclass('source_totals') IS NOT NULL,"
+        try {
+            read();
+        } catch (DataAccessException e) {
+            throw SpringJdbc.cause(e);
+        }
+    }
+
+    private void read() {
+        boolean[] tables = jdbc.queryForObject("SELECT to_regclass('source_totals') IS NOT NULL,"
                 + " to_regclass('drain_runs') IS NOT NULL, to_regclass('source_roots') IS NOT NULL",
-                rs -> new boolean[] {rs.getBoolean(1), rs.getBoolean(2), rs.getBoolean(3)}).orElseThrow();
+                (rs, n) -> new boolean[] {rs.getBoolean(1), rs.getBoolean(2), rs.getBoolean(3)});
         boolean totalsKnown = tables[0];
         java.util.Set<String> named = new java.util.HashSet<>();
         if (totalsKnown) {
-            named.addAll(jdbc.query("SELECT source FROM source_totals", rs -> rs.getString(1)));
+            named.addAll(jdbc.queryForList("SELECT source FROM source_totals", String.class));
         }
         if (tables[2]) {
-            named.addAll(jdbc.query("SELECT source FROM source_roots", rs -> rs.getString(1)));
+            named.addAll(jdbc.queryForList("SELECT source FROM source_roots", String.class));
         }
-        List<SourceRow> sources = byTag(jdbc.query(sourcesSql(totalsKnown), StoreGauges::sourceRow),
+        List<SourceRow> sources = byTag(jdbc.query(sourcesSql(totalsKnown), (rs, n) -> sourceRow(rs)),
                 sourceTags.with(named));
         long windowMs = windows.newFingerprint().toMillis();
-        long fresh = jdbc.queryFirst("""
-                SELECT count(*) FROM (SELECT error_fingerprint FROM quarantine_attempt
-                    WHERE error_fingerprint IS NOT NULL GROUP BY error_fingerprint
-                    HAVING min(seen_at) > now() - ?::bigint * interval '1 millisecond') f
-                """, rs -> rs.getLong(1), windowMs).orElse(0L);
+        long fresh = jdbc.queryForObject(NEW_FINGERPRINTS_SQL, Long.class, windowMs);
         List<MultiGauge.Row<?>> overdueRows = new ArrayList<>();
         java.util.Set<String> owners = new java.util.HashSet<>();
-        jdbc.query("""
-                SELECT COALESCE(owner, ?),
-                    count(*) FILTER (WHERE first_seen_at < now() - ?::bigint * interval '1 millisecond')
-                FROM quarantine WHERE disposition = 'open'
-                GROUP BY 1
-                """, rs -> {
+        jdbc.query(OVERDUE_SQL, rs -> {
                     owners.add(rs.getString(1));
-                    return overdueRows.add(MultiGauge.Row.of(Tags.of("owner", rs.getString(1)), rs.getLong(2)));
+                    overdueRows.add(MultiGauge.Row.of(Tags.of("owner", rs.getString(1)), rs.getLong(2)));
                 }, NO_OWNER, windows.overdueAfter().toMillis());
         if (!owners.contains(NO_OWNER)) {
             // a series even on a day nothing is overdue: 0 is a reading, absence is none
             overdueRows.add(MultiGauge.Row.of(Tags.of("owner", NO_OWNER), 0));
         }
         List<MultiGauge.Row<?>> drainRows = new ArrayList<>();
-        jdbc.queryFirst("SELECT extract(epoch FROM now() - COALESCE(" + (tables[1]
+        jdbc.query("SELECT extract(epoch FROM now() - COALESCE(" + (tables[1]
                         ? "(SELECT max(started_at) FROM drain_runs WHERE status <> 'nothing_attempted'), " : "")
                         + "(SELECT min(first_seen_at) FROM quarantine WHERE disposition = 'open')))",
-                rs -> rs.getObject(1) == null ? null : rs.getDouble(1))
-                .ifPresent(age -> drainRows.add(MultiGauge.Row.of(Tags.empty(), age)));
+                (rs, n) -> rs.getObject(1) == null ? null : rs.getDouble(1)).stream().filter(Objects::nonNull)
+                .findFirst().ifPresent(age -> drainRows.add(MultiGauge.Row.of(Tags.empty(), age)));
 
         List<MultiGauge.Row<?>> openRows = new ArrayList<>();
         List<MultiGauge.Row<?>> oldestRows = new ArrayList<>();
@@ -283,38 +290,7 @@ public final class StoreGauges implements AutoCloseable {
      * coverage denominator: indexed + open quarantined + unindexable + erased (each not since indexed).
      */
     private static String sourcesSql(boolean totalsKnown) {
-        return """
-                WITH sources AS (
-                    SELECT source FROM documents UNION SELECT source FROM quarantine
-                    UNION SELECT source FROM skipped_documents %s
-                ), indexed AS (
-                    SELECT source, count(*) AS n FROM documents WHERE state = 'searchable' GROUP BY source
-                ), quarantined AS (
-                    SELECT q.source,
-                           count(*) FILTER (WHERE q.disposition = 'open') AS open_n,
-                           count(*) FILTER (WHERE q.disposition = 'open' AND NOT EXISTS (
-                               SELECT 1 FROM documents d WHERE d.source = q.source AND d.doc_id = q.doc_id
-                                   AND d.state = 'searchable')) AS missing_n,
-                           count(*) FILTER (WHERE q.disposition = 'unindexable' AND NOT EXISTS (
-                               SELECT 1 FROM documents d WHERE d.source = q.source AND d.doc_id = q.doc_id
-                                   AND d.state = 'searchable')) AS unindexable_n,
-                           count(*) FILTER (WHERE q.disposition = 'erased' AND NOT EXISTS (
-                               SELECT 1 FROM documents d WHERE d.source = q.source AND d.doc_id = q.doc_id
-                                   AND d.state = 'searchable')) AS erased_n,
-                           extract(epoch FROM now() - min(q.first_seen_at) FILTER (WHERE q.disposition = 'open'))
-                               AS oldest_age
-                    FROM quarantine q GROUP BY q.source
-                ), skipped AS (
-                    %s
-                )
-                SELECT s.source, COALESCE(i.n, 0) AS indexed, COALESCE(q.open_n, 0) AS open, q.oldest_age,
-                       COALESCE(k.skipped_n, 0) AS skipped,
-                       COALESCE(q.missing_n, 0) + COALESCE(q.unindexable_n, 0) + COALESCE(q.erased_n, 0)
-                           AS not_searchable,
-                       %s AS total
-                FROM sources s LEFT JOIN indexed i ON i.source = s.source
-                    LEFT JOIN quarantined q ON q.source = s.source LEFT JOIN skipped k ON k.source = s.source %s
-                """.formatted(
+        return SOURCES_SQL.formatted(
                 totalsKnown ? "UNION SELECT source FROM source_totals" : "", SkippedCoverage.skippedPerSourceSql(),
                 totalsKnown ? "t.documents"
                         : "COALESCE(i.n, 0) + COALESCE(q.missing_n, 0) + COALESCE(q.unindexable_n, 0)"

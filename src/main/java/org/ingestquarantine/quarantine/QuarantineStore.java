@@ -1,30 +1,23 @@
 package org.ingestquarantine.quarantine;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.github.f4b6a3.ulid.UlidCreator;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
-import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
-import java.time.temporal.ChronoUnit;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
 import javax.sql.DataSource;
-import org.ingestquarantine.db.Jdbc;
 import org.ingestquarantine.db.NamedSql;
+import org.ingestquarantine.db.SpringJdbc;
 import org.ingestquarantine.db.SqlFailure;
 import org.ingestquarantine.db.SqlTime;
 import org.ingestquarantine.failure.ErrorClass;
 import org.ingestquarantine.pipeline.LogSafe;
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.TransactionException;
 
 /**
  * Writes and reads evidence records: the {@code quarantine} table (one row per source and document) and
@@ -40,19 +33,10 @@ public final class QuarantineStore {
     /** Longest error message kept in the row, in characters; the full text stays in the stack trace object. */
     public static final int MAX_ERROR_MESSAGE_CHARS = 2000;
 
-    private static final String SQLSTATE_UNIQUE_VIOLATION = "23505";
-
     /** Where the statement that writes a record lives; the {@code sql:} endpoint of the quarantine route runs it too. */
     public static final String RECORD_SQL = "sql/quarantine-record.sql";
 
-    private static final NamedSql RECORD = NamedSql.load(RECORD_SQL);
-
-    /** Parameters of {@value #RECORD_SQL} that carry the broker's dead-letter copy ({@link #addDeadLetterCopy}). */
-    private static final String DEAD_LETTER_TOPIC = "dead_letter_topic";
-    private static final String DEAD_LETTER_KEY = "dead_letter_key";
-    private static final String DEAD_LETTER_VALUE = "dead_letter_value";
-    private static final String DEAD_LETTER_HEADERS = "dead_letter_headers";
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final int RECORD_PARAMETERS = NamedSql.load(RECORD_SQL).names().size();
 
     /**
      * Camel property holding the number of positional parameters of {@value #RECORD_SQL}, derived from the file
@@ -63,13 +47,13 @@ public final class QuarantineStore {
 
     /** @return the number of positional parameters of {@value #RECORD_SQL} */
     public static int recordParameters() {
-        return RECORD.names().size();
+        return RECORD_PARAMETERS;
     }
 
-    private final Jdbc jdbc;
-    private final PayloadStore payloads;
-    private final Function<String, Optional<String>> owners;
-    private final Clock clock;
+    private final JdbcTemplate jdbc;
+    private final EvidenceRows rows;
+    private final RecordStatement statement;
+    private final RecordClosing closing;
 
     /**
      * A store whose records name no owner.
@@ -89,10 +73,13 @@ public final class QuarantineStore {
      */
     public QuarantineStore(DataSource dataSource, PayloadStore payloads, Function<String, Optional<String>> owners,
                            Clock clock) {
-        this.jdbc = new Jdbc(dataSource);
-        this.payloads = Objects.requireNonNull(payloads, "payloads");
-        this.owners = Objects.requireNonNull(owners, "owners");
-        this.clock = Objects.requireNonNull(clock, "clock");
+        Objects.requireNonNull(payloads, "payloads");
+        Objects.requireNonNull(owners, "owners");
+        Objects.requireNonNull(clock, "clock");
+        this.jdbc = SpringJdbc.template(dataSource);
+        this.rows = new EvidenceRows(payloads, owners, clock);
+        this.statement = new RecordStatement(dataSource);
+        this.closing = new RecordClosing(jdbc, SpringJdbc.transactions(dataSource), payloads, owners, clock);
     }
 
     /**
@@ -115,21 +102,14 @@ public final class QuarantineStore {
     public QuarantineRecord record(FailureEvidence evidence) {
         Map<String, Object> row = evidenceRow(evidence);
         try {
-            try {
-                jdbc.query(RECORD, row, rs -> rs.getString(1));
-            } catch (SQLException e) {
-                if (!SQLSTATE_UNIQUE_VIOLATION.equals(e.getSQLState())) {
-                    throw e;
-                }
-                // A concurrent write of the same delivery won the race: once more, the statement now sees it.
-                jdbc.query(RECORD, row, rs -> rs.getString(1));
-            }
-            return jdbc.queryFirst("SELECT * FROM quarantine WHERE source = ? AND doc_id = ?", QuarantineRecord::new,
-                    row.get("source"), row.get("doc_id")).orElseThrow();
-        } catch (SQLException e) {
+            statement.run(row);
+            return findRecord("SELECT * FROM quarantine WHERE source = ? AND doc_id = ?", row.get("source"),
+                    row.get("doc_id")).orElseThrow();
+        } catch (DataAccessException e) {
+            SQLException cause = SpringJdbc.cause(e);
             throw new QuarantineWriteException("quarantine record for " + LogSafe.identity(evidence.source()) + "/"
-                    + LogSafe.identity(evidence.docId()) + " was not written (" + SqlFailure.describe(e) + "); do not acknowledge the message, pause consumption"
-                    + " until PostgreSQL answers again", e);
+                    + LogSafe.identity(evidence.docId()) + " was not written (" + SqlFailure.describe(cause) + "); do not acknowledge the message, pause consumption"
+                    + " until PostgreSQL answers again", cause);
         }
     }
 
@@ -143,45 +123,7 @@ public final class QuarantineStore {
      * @throws QuarantineWriteException if the payload store fails
      */
     public Map<String, Object> evidenceRow(FailureEvidence e) {
-        StoredObject payload = storePayload(e);
-        StoredObject trace = storeTrace(e);
-        Map<String, Object> row = new HashMap<>();
-        row.put("dlq_id", UlidCreator.getMonotonicUlid().toString());
-        row.put("source", text(e.source()));
-        row.put("doc_id", text(e.docId()));
-        row.put("source_uri", text(e.sourceUri()));
-        row.put("source_version", text(e.sourceVersion()));
-        row.put("source_updated_at", time(e.sourceUpdatedAt()));
-        row.put("cursor_at_arrival", text(e.cursorAtArrival()));
-        row.put("ingest_seq", e.ingestSeq());
-        row.put("connector_version", text(e.connectorVersion()));
-        row.put("parser_version", text(e.parserVersion()));
-        row.put("chunker_version", text(e.chunkerVersion()));
-        row.put("embedder_version", text(e.embedderVersion()));
-        row.put("content_type", text(e.contentType()));
-        row.put("stage", text(e.stage()));
-        row.put("payload_uri", payload == null ? null : payload.uri());
-        row.put("payload_sha256", payload == null ? null : payload.sha256());
-        row.put("payload_bytes", payload == null ? null : payload.bytes());
-        row.put("error_class", e.errorClass().code());
-        row.put("error_type", text(e.errorType()));
-        row.put("error_message", text(truncate(e.errorMessage())));
-        row.put("error_fingerprint", text(e.errorFingerprint()));
-        row.put("fingerprint_version", e.fingerprintVersion());
-        row.put("stack_trace_uri", trace == null ? null : trace.uri());
-        row.put("reason_code", text(e.reasonCode()));
-        row.put("owner", e.source() == null ? null : text(owners.apply(e.source()).orElse(null)));
-        row.put("seen_at", time(clock.instant().truncatedTo(ChronoUnit.MICROS)));
-        row.put("delivery_key", text(e.deliveryKey()));
-        row.put("delivery_count", e.deliveryCount());
-        // the delivery's attempt in the journal, closed by the same statement; none here (see QuarantineRecorder)
-        row.put("attempt_id", null);
-        // the broker's dead-letter copy, written by the same statement; none here (see addDeadLetterCopy)
-        row.put(DEAD_LETTER_TOPIC, null);
-        row.put(DEAD_LETTER_KEY, null);
-        row.put(DEAD_LETTER_VALUE, null);
-        row.put(DEAD_LETTER_HEADERS, null);
-        return row;
+        return rows.evidenceRow(e);
     }
 
     /**
@@ -193,53 +135,7 @@ public final class QuarantineStore {
      * @param copy the broker's dead-letter copy
      */
     public static void addDeadLetterCopy(Map<String, Object> row, DeadLetterCopy copy) {
-        row.put(DEAD_LETTER_TOPIC, copy.topic());
-        row.put(DEAD_LETTER_KEY, copy.key());
-        row.put(DEAD_LETTER_VALUE, copy.value());
-        try {
-            row.put(DEAD_LETTER_HEADERS, JSON.writeValueAsString(copy.headers()));
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException("headers are plain strings", e);
-        }
-    }
-
-    private static OffsetDateTime time(Instant instant) {
-        return instant == null ? null : OffsetDateTime.ofInstant(instant, ZoneOffset.UTC);
-    }
-
-    private StoredObject storePayload(FailureEvidence evidence) {
-        if (evidence.payload() == null && evidence.messageBody() == null) {
-            return null;
-        }
-        try {
-            return evidence.payload() != null ? payloads.put(evidence.payload()) : payloads.put(evidence.messageBody());
-        } catch (IOException e) {
-            throw notStored("payload of " + LogSafe.identity(evidence.source()) + "/"
-                    + LogSafe.identity(evidence.docId()), e);
-        }
-    }
-
-    private StoredObject storeTrace(FailureEvidence evidence) {
-        if (evidence.stackTrace() == null) {
-            return null;
-        }
-        try {
-            return payloads.put(evidence.stackTrace().getBytes(StandardCharsets.UTF_8));
-        } catch (IOException e) {
-            throw notStored("stack trace of " + LogSafe.identity(evidence.source()) + "/"
-                    + LogSafe.identity(evidence.docId()), e);
-        }
-    }
-
-    /**
-     * @return the failure to store an object: the store's own one line (an S3 store names its setting; a local
-     *     folder's exception names a path of ours, never document text)
-     */
-    private static QuarantineWriteException notStored(String what, IOException e) {
-        String reason = e.getMessage() == null ? e.getClass().getSimpleName()
-                : e.getClass().getSimpleName() + ": " + e.getMessage().lines().findFirst().orElse("");
-        return new QuarantineWriteException(what + " could not be stored (" + reason + "); do not acknowledge the"
-                + " message, pause consumption until the payload store (" + PayloadStores.STORE + ") answers again", e);
+        EvidenceRows.addDeadLetterCopy(row, copy);
     }
 
     /**
@@ -250,11 +146,9 @@ public final class QuarantineStore {
      */
     public Optional<QuarantineRecord> find(String source, String docId) {
         try {
-            return jdbc.queryFirst("SELECT * FROM quarantine WHERE source = ? AND doc_id = ?", QuarantineRecord::new,
-                    source, docId);
-        } catch (SQLException e) {
-            throw new QuarantineWriteException("quarantine record " + source + "/" + docId + " could not be read ("
-                    + SqlFailure.describe(e) + "); retry when PostgreSQL answers again", e);
+            return findRecord("SELECT * FROM quarantine WHERE source = ? AND doc_id = ?", source, docId);
+        } catch (DataAccessException e) {
+            throw readFailure("quarantine record " + source + "/" + docId, e);
         }
     }
 
@@ -265,10 +159,9 @@ public final class QuarantineStore {
      */
     public Optional<QuarantineRecord> findById(String dlqId) {
         try {
-            return jdbc.queryFirst("SELECT * FROM quarantine WHERE dlq_id = ?", QuarantineRecord::new, dlqId);
-        } catch (SQLException e) {
-            throw new QuarantineWriteException("quarantine record " + dlqId + " could not be read ("
-                    + SqlFailure.describe(e) + "); retry when PostgreSQL answers again", e);
+            return findRecord("SELECT * FROM quarantine WHERE dlq_id = ?", dlqId);
+        } catch (DataAccessException e) {
+            throw readFailure("quarantine record " + dlqId, e);
         }
     }
 
@@ -280,14 +173,13 @@ public final class QuarantineStore {
     public List<QuarantineAttempt> attempts(String dlqId) {
         String sql = "SELECT * FROM quarantine_attempt WHERE dlq_id = ? ORDER BY attempt_no";
         try {
-            return jdbc.query(sql, rs -> new QuarantineAttempt(rs.getString("dlq_id"), rs.getInt("attempt_no"),
+            return jdbc.query(sql, (rs, n) -> new QuarantineAttempt(rs.getString("dlq_id"), rs.getInt("attempt_no"),
                     SqlTime.get(rs, "seen_at"), ErrorClass.fromCode(rs.getString("error_class")),
                     rs.getString("error_type"), rs.getString("error_fingerprint"), rs.getString("reason_code"),
                     rs.getString("stage"), rs.getString("source_uri"), rs.getString("source_version"), rs.getString("payload_sha256"),
                     rs.getString("parser_version"), rs.getInt("delivery_count"), rs.getString("delivery_key")), dlqId);
-        } catch (SQLException e) {
-            throw new QuarantineWriteException("attempts of quarantine record " + dlqId + " could not be read ("
-                    + SqlFailure.describe(e) + "); retry when PostgreSQL answers again", e);
+        } catch (DataAccessException e) {
+            throw readFailure("attempts of quarantine record " + dlqId, e);
         }
     }
 
@@ -316,43 +208,12 @@ public final class QuarantineStore {
             throw new IllegalArgumentException("a record is closed with a disposition other than open");
         }
         try {
-            return jdbc.inTransaction(c -> close(c, source, docId, disposition, reasonCode, owner));
-        } catch (SQLException e) {
+            return closing.close(source, docId, disposition, reasonCode, owner);
+        } catch (DataAccessException | TransactionException e) {
+            SQLException cause = SpringJdbc.cause(e);
             throw new QuarantineWriteException("quarantine record " + source + "/" + docId + " was not closed ("
-                    + SqlFailure.describe(e) + "); retry when PostgreSQL answers again", e);
+                    + SqlFailure.describe(cause) + "); retry when PostgreSQL answers again", cause);
         }
-    }
-
-    /**
-     * {@link #close(String, String, Disposition, String, String)}'s work in its transaction. (A record repaired by
-     * an index write, the drain's or a later delivery's, is closed by {@code ingest.RepairClose} in that write's
-     * transaction instead.)
-     *
-     * @return the record as it will be once the transaction commits
-     * @throws java.util.NoSuchElementException if the document has no record
-     */
-    private QuarantineRecord close(Connection c, String source, String docId, Disposition disposition,
-                                   String reasonCode, String owner) throws SQLException {
-        Instant now = clock.instant().truncatedTo(ChronoUnit.MICROS);
-        boolean erase = disposition == Disposition.ERASED;
-        String sql = "UPDATE quarantine SET disposition = ?, closed_at = ?, owner = COALESCE(owner, ?),"
-                + " reason_code = COALESCE(?, reason_code)"
-                + (erase ? ", source_uri = NULL, payload_uri = NULL, payload_sha256 = NULL, payload_bytes = NULL,"
-                        + " stack_trace_uri = NULL, error_message = NULL, source_version = NULL,"
-                        + " source_updated_at = NULL" : "")
-                + " WHERE source = ? AND doc_id = ?";
-        QuarantineRecord before = findBy(c, "SELECT * FROM quarantine WHERE source = ? AND doc_id = ? FOR UPDATE",
-                source, docId).orElseThrow(() -> new java.util.NoSuchElementException(
-                        "no quarantine record for " + source + "/" + docId));
-        Jdbc.update(c, sql, disposition.code(), now, owner, reasonCode, source, docId);
-        if (erase) {
-            Jdbc.update(c, "UPDATE quarantine_attempt SET source_uri = NULL, payload_sha256 = NULL,"
-                    + " source_version = NULL WHERE dlq_id = ?",
-                    before.dlqId());
-            deleteObjectNamedByNoOther(c, before.payloadUri(), before.dlqId());
-            deleteObjectNamedByNoOther(c, before.stackTraceUri(), before.dlqId());
-        }
-        return findBy(c, "SELECT * FROM quarantine WHERE source = ? AND doc_id = ?", source, docId).orElseThrow();
     }
 
     /**
@@ -372,47 +233,20 @@ public final class QuarantineStore {
      */
     public Optional<QuarantineRecord> tombstone(Connection c, String source, String docId, String reasonCode)
             throws SQLException {
-        Instant now = clock.instant().truncatedTo(ChronoUnit.MICROS);
-        String owner = text(owners.apply(source).orElse(null));
-        return Jdbc.queryFirst(c, """
-                INSERT INTO quarantine (dlq_id, source, doc_id, error_class, attempts, first_seen_at, last_seen_at,
-                    disposition, reason_code, owner, closed_at)
-                VALUES (?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (source, doc_id) DO NOTHING
-                RETURNING *
-                """, QuarantineRecord::new, UlidCreator.getMonotonicUlid().toString(), text(source), text(docId),
-                ErrorClass.UNCLASSIFIED.code(), now, now, Disposition.ERASED.code(), reasonCode, owner, now);
-    }
-
-    /**
-     * Objects are content-addressed: another record that saw the same bytes names the same object, and erasing
-     * this record must not take that record's evidence. Such an object is kept (it holds no byte that only the
-     * erased record named).
-     */
-    private void deleteObjectNamedByNoOther(Connection c, String uri, String dlqId) throws SQLException {
-        if (uri == null || !Jdbc.query(c, "SELECT 1 FROM quarantine WHERE (payload_uri = ? OR stack_trace_uri = ?)"
-                + " AND dlq_id <> ? LIMIT 1", rs -> 1, uri, uri, dlqId).isEmpty()) {
-            return;
-        }
         try {
-            payloads.delete(uri);
-        } catch (IOException e) {
-            throw new QuarantineWriteException("object " + uri + " could not be erased ("
-                    + e.getClass().getSimpleName() + "); the record was not changed, retry the erasure", e);
+            return closing.tombstone(SpringJdbc.on(c), source, docId, reasonCode);
+        } catch (DataAccessException e) {
+            throw SpringJdbc.cause(e);
         }
     }
 
-    private static Optional<QuarantineRecord> findBy(Connection c, String sql, String... args) throws SQLException {
-        return Jdbc.queryFirst(c, sql, QuarantineRecord::new, (Object[]) args);
+    private Optional<QuarantineRecord> findRecord(String sql, Object... args) {
+        return jdbc.query(sql, (rs, n) -> new QuarantineRecord(rs), args).stream().findFirst();
     }
 
-    /** PostgreSQL text cannot hold NUL; documents and their error messages can. */
-    private static String text(String value) {
-        return value == null ? null : value.replace('\u0000', ' ');
-    }
-
-    private static String truncate(String message) {
-        return message == null || message.length() <= MAX_ERROR_MESSAGE_CHARS
-                ? message : message.substring(0, MAX_ERROR_MESSAGE_CHARS);
+    private static QuarantineWriteException readFailure(String what, DataAccessException e) {
+        SQLException cause = SpringJdbc.cause(e);
+        return new QuarantineWriteException(what + " could not be read (" + SqlFailure.describe(cause)
+                + "); retry when PostgreSQL answers again", cause);
     }
 }

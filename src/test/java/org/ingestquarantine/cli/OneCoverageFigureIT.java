@@ -18,7 +18,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import org.ingestquarantine.db.Jdbc;
 import org.ingestquarantine.failure.ErrorClass;
 import org.ingestquarantine.ingest.DocumentIndex;
 import org.ingestquarantine.ingest.IndexedChunk;
@@ -45,6 +44,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * Ensures one coverage figure: after a drain, an erasure, a disposal and skips by policy, the {@code coverage}
@@ -75,7 +75,7 @@ class OneCoverageFigureIT extends PostgresTestBase {
         LocalPayloadStore payloads = new LocalPayloadStore(data.resolve("objects"));
         QuarantineStore store = new QuarantineStore(dataSource(), payloads, clock);
         DocumentIndex index = new DocumentIndex(dataSource(), 2);
-        Jdbc jdbc = new Jdbc(dataSource());
+        JdbcTemplate jdbc = new JdbcTemplate(dataSource());
         new SourceTotals(dataSource(), clock).record("contracts", 21, "test", null);
         for (int i = 0; i < 10; i++) {
             index.index(doc("i" + i));
@@ -140,7 +140,7 @@ class OneCoverageFigureIT extends PostgresTestBase {
 
         // the gauge and the ingest summary read the same query
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        try (StoreGauges gauges = StoreGauges.start(new Jdbc(dataSource()), SourceTags.of(List.of("contracts")),
+        try (StoreGauges gauges = StoreGauges.start(dataSource(), SourceTags.of(List.of("contracts")),
                 registry, new StoreGauges.Windows(Duration.ofMillis(100), Duration.ofDays(1), Duration.ofDays(90)),
                 new QuarantineQueries(dataSource()), Clock.systemUTC())) {
             await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->

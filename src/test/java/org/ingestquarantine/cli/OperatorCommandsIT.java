@@ -86,7 +86,7 @@ class OperatorCommandsIT extends PostgresTestBase {
 
     @Test
     void shouldListAPausedSourceAndResumeItOnce() throws Exception {
-        new org.ingestquarantine.db.Jdbc(dataSource()).update("TRUNCATE storm_pause");
+        new org.springframework.jdbc.core.JdbcTemplate(dataSource()).update("TRUNCATE storm_pause");
         new org.ingestquarantine.delivery.SourcePauses(dataSource(), Clock.systemUTC()).trip(
                 new org.ingestquarantine.delivery.Storm("invoices", "fp-new", ErrorClass.PERMANENT_INPUT, "not_pdf", 18,
                         20, java.time.Instant.now()), "host/7", Duration.ofDays(30));

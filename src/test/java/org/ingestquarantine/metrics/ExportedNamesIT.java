@@ -20,13 +20,13 @@ import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.ingestquarantine.app.AppConfiguration;
-import org.ingestquarantine.db.Jdbc;
 import org.ingestquarantine.testsupport.Scrape;
 import org.ingestquarantine.testsupport.TestPipeline;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.snakeyaml.engine.v2.api.Load;
 import org.snakeyaml.engine.v2.api.LoadSettings;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * Ensures every metric the alert rules and the Grafana dashboard use is one the running application exports, in
@@ -60,7 +60,7 @@ class ExportedNamesIT {
             String quarantined = pipeline.publishFile("names", "twelve.pdf", Path.of("samples/pdfs/04-text-twelve-pages.pdf"));
             assertThat(pipeline.awaitOutcome(indexed, WAIT)).isEqualTo("indexed");
             assertThat(pipeline.awaitOutcome(quarantined, WAIT)).isEqualTo("quarantined");
-            Jdbc jdbc = new Jdbc(pipeline.dataSource());
+            JdbcTemplate jdbc = new JdbcTemplate(pipeline.dataSource());
             URI url = URI.create(pipeline.app().bean(AppConfiguration.SCRAPE_URL, String.class));
             Set<String> used = new TreeSet<>(usedByRules());
             used.addAll(usedByDashboard());

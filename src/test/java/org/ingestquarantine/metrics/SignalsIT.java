@@ -12,13 +12,13 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.ingestquarantine.app.AppConfiguration;
 import org.ingestquarantine.db.EmbeddedPostgresService;
-import org.ingestquarantine.db.Jdbc;
 import org.ingestquarantine.delivery.ConsumerCircuitBreaker;
 import org.ingestquarantine.testsupport.QuarantineWriteOutage;
 import org.ingestquarantine.testsupport.Scrape;
 import org.ingestquarantine.testsupport.TestPipeline;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * Ensures the signals tell the truth: counters only after a committed record, the age gauge of an old record,
@@ -69,7 +69,7 @@ class SignalsIT {
         try (TestPipeline pipeline = start(Map.of())) {
             String key = pipeline.publishFile("aged", "html.pdf", NOT_PDF);
             assertThat(pipeline.awaitOutcome(key, WAIT)).isEqualTo("quarantined");
-            new Jdbc(pipeline.dataSource()).update("UPDATE quarantine SET first_seen_at = now() - interval '8 days'"
+            new JdbcTemplate(pipeline.dataSource()).update("UPDATE quarantine SET first_seen_at = now() - interval '8 days'"
                     + " WHERE source = 'aged'");
 
             await().atMost(WAIT).until(() -> scrape(pipeline).sum("quarantine_oldest_open_age_seconds",

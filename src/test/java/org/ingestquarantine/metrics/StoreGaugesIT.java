@@ -8,11 +8,11 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import org.ingestquarantine.db.Jdbc;
 import org.ingestquarantine.testsupport.PostgresTestBase;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * Ensures the no-drain age cannot be silenced by absence: it exists from the first open record on a store that
@@ -25,14 +25,14 @@ class StoreGaugesIT extends PostgresTestBase {
 
     private SimpleMeterRegistry registry;
     private StoreGauges gauges;
-    private Jdbc jdbc;
+    private JdbcTemplate jdbc;
 
     @BeforeEach
     void startGauges() {
         registry = new SimpleMeterRegistry();
-        jdbc = new Jdbc(dataSource());
+        jdbc = new JdbcTemplate(dataSource());
         // polled by hand below: the first scheduled read runs at once, the next one an hour later
-        gauges = StoreGauges.start(jdbc, SourceTags.of(List.of("contracts")), registry,
+        gauges = StoreGauges.start(dataSource(), SourceTags.of(List.of("contracts")), registry,
                 new StoreGauges.Windows(Duration.ofHours(1), Duration.ofDays(1), Duration.ofDays(90)), java.util.Map::of,
                 Clock.systemUTC());
     }

@@ -10,8 +10,6 @@ import java.util.Map;
 import org.apache.camel.Exchange;
 import org.apache.camel.impl.DefaultCamelContext;
 import org.apache.camel.support.DefaultExchange;
-import org.ingestquarantine.db.Jdbc;
-import org.ingestquarantine.db.NamedSql;
 import org.ingestquarantine.failure.Classification;
 import org.ingestquarantine.failure.ErrorClass;
 import org.ingestquarantine.failure.ErrorFingerprint;
@@ -25,6 +23,7 @@ import org.ingestquarantine.testsupport.PostgresTestBase;
 import org.ingestquarantine.testsupport.SummaryChecks;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * Ensures the recorder writes the running fingerprint algorithm's version with the fingerprint on every record: a
@@ -51,7 +50,7 @@ class RecordedFingerprintVersionIT extends PostgresTestBase {
         assertThat(versionAndFingerprint()).isEqualTo(ErrorFingerprint.VERSION + " " + ErrorFingerprint.of(empty));
 
         // a record written before versioning, in its old cohort, fails again
-        new Jdbc(dataSource()).update("UPDATE quarantine SET fingerprint_version = NULL, error_fingerprint = 'v1fingerprint000'");
+        new JdbcTemplate(dataSource()).update("UPDATE quarantine SET fingerprint_version = NULL, error_fingerprint = 'v1fingerprint000'");
         record(recorder.evidence(failedDelivery(empty, "k2")));
 
         assertThat(versionAndFingerprint()).isEqualTo(ErrorFingerprint.VERSION + " " + ErrorFingerprint.of(empty));
@@ -59,12 +58,12 @@ class RecordedFingerprintVersionIT extends PostgresTestBase {
     }
 
     private void record(Map<String, Object> row) throws Exception {
-        new Jdbc(dataSource()).query(NamedSql.load(QuarantineStore.RECORD_SQL), row, rs -> rs.getString(1));
+        new RecordStatement(dataSource()).run(row);
     }
 
     private String versionAndFingerprint() throws Exception {
-        return new Jdbc(dataSource()).query("SELECT fingerprint_version || ' ' || error_fingerprint FROM quarantine",
-                rs -> rs.getString(1)).get(0);
+        return new JdbcTemplate(dataSource()).queryForList(
+                "SELECT fingerprint_version || ' ' || error_fingerprint FROM quarantine", String.class).get(0);
     }
 
     private Exchange failedDelivery(Throwable failure, String deliveryKey) {
