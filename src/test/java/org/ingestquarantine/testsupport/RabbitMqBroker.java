@@ -12,6 +12,7 @@ import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -182,9 +183,11 @@ public final class RabbitMqBroker {
         }
     }
 
-    /** @return whether a connection to {@value #HOST}:{@value #PORT} can be opened now */
+    /** @return whether a connection to {@value #HOST}:{@value #PORT} (vhost {@code /}) can be opened now */
     public boolean answersAmqp() {
-        try (Connection ignored = connectionFactory().newConnection("probe")) {
+        ConnectionFactory root = connectionFactory();
+        root.setVirtualHost("/");
+        try (Connection ignored = root.newConnection("probe")) {
             return true;
         } catch (IOException | TimeoutException e) {
             return false;
@@ -258,6 +261,8 @@ public final class RabbitMqBroker {
             Path copy = Files.createTempFile("iq-rabbitmq-definitions-" + VHOST + "-", ".json");
             copy.toFile().deleteOnExit();
             Files.writeString(copy, json.writeValueAsString(definitions));
+            // read by the server (user rabbitmq), not by rabbitmqctl
+            Files.setPosixFilePermissions(copy, PosixFilePermissions.fromString("rw-r--r--"));
             return copy;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write the definitions for vhost " + VHOST, e);
