@@ -34,6 +34,7 @@ import org.ingestquarantine.testsupport.ConsumerProcess;
 import org.ingestquarantine.testsupport.Corpus;
 import org.ingestquarantine.testsupport.FolderHttpServer;
 import org.ingestquarantine.testsupport.LongPdf;
+import org.ingestquarantine.testsupport.RabbitMqAppLock;
 import org.ingestquarantine.testsupport.RabbitMqBroker;
 import org.ingestquarantine.testsupport.S3Server;
 import org.ingestquarantine.testsupport.SqlCount;
@@ -350,6 +351,7 @@ class ProductionModeIT {
         private final String vhost;
         private Connection amqp;
         private Channel channel;
+        private AutoCloseable share;
 
         RabbitTransport(String vhost) {
             this.vhost = vhost;
@@ -362,6 +364,7 @@ class ProductionModeIT {
 
         @Override
         public Map<String, String> start() throws Exception {
+            share = RabbitMqAppLock.share();
             RabbitMqBroker.ensureRunning();
             RabbitMqBroker.freshVhost(vhost);
             ConnectionFactory f = new ConnectionFactory();
@@ -397,6 +400,9 @@ class ProductionModeIT {
                 amqp.close();
             }
             RabbitMqBroker.deleteVhost(vhost);
+            if (share != null) {
+                share.close();
+            }
         }
     }
 

@@ -13,13 +13,15 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.ingestquarantine.broker.rabbitmq.RabbitMqBrokerAdapter;
 import org.ingestquarantine.testsupport.Exec;
+import org.ingestquarantine.testsupport.RabbitMqAppLock;
 import org.ingestquarantine.testsupport.RabbitMqBroker;
 
 /**
- * The machine's RabbitMQ ({@link RabbitMqBroker}), observed through its firehose tracer
- * ({@code rabbitmqctl trace_on}): a private queue bound to {@code amq.rabbitmq.trace} with routing keys
+ * The machine's RabbitMQ ({@link RabbitMqBroker}, this JVM's vhost), observed through its firehose tracer
+ * ({@code rabbitmqctl trace_on -p <vhost>}): a private queue bound to {@code amq.rabbitmq.trace} with routing keys
  * {@code deliver.ingest} and {@code deliver.ingest.dlq} receives one copy per delivery, counted per
- * delivery key (message id, or the body hash for messages without one).
+ * delivery key (message id, or the body hash for messages without one). From {@link #start()} to {@link #close()}
+ * it holds a share of the broker application ({@link RabbitMqAppLock}); its restart takes it alone.
  */
 public final class RabbitMqFixture implements BrokerFixture {
 
@@ -29,6 +31,7 @@ public final class RabbitMqFixture implements BrokerFixture {
     private final Set<String> deadLettered = ConcurrentHashMap.newKeySet();
     private RabbitMqBroker rabbit;
     private Connection tracer;
+    private AutoCloseable share;
 
     @Override
     public String name() {
@@ -42,9 +45,15 @@ public final class RabbitMqFixture implements BrokerFixture {
 
     @Override
     public Map<String, String> start() throws Exception {
-        rabbit = RabbitMqBroker.ensureRunning();
-        rabbit.purgeQueues();
-        startTracer();
+        share = RabbitMqAppLock.share();
+        try {
+            rabbit = RabbitMqBroker.ensureRunning();
+            rabbit.purgeQueues();
+            startTracer();
+        } catch (Exception | Error e) {
+            share.close();
+            throw e;
+        }
         return Map.of("rabbitmq.uri", rabbit.amqpUri());
     }
 
@@ -74,26 +83,37 @@ public final class RabbitMqFixture implements BrokerFixture {
         return true;
     }
 
-    /** {@code rabbitmqctl stop_app}, then {@code start_app}; the tracer is set up again afterwards. */
+    /**
+     * {@code rabbitmqctl stop_app}, then {@code start_app}, with no other JVM using the broker
+     * ({@link RabbitMqAppLock#exclusively}); the tracer is set up again afterwards.
+     */
     @Override
     public void restartBroker() throws Exception {
         closeTracer();
-        rabbit.stopApp();
-        rabbit.startApp();
+        RabbitMqAppLock.exclusively(() -> {
+            rabbit.stopApp();
+            rabbit.startApp();
+        });
         startTracer();
     }
 
     @Override
     public void close() throws Exception {
         closeTracer();
-        if (rabbit != null) {
-            Exec.run(List.of("rabbitmqctl", "-q", "trace_off"), Duration.ofSeconds(30));
-            rabbit.purgeQueues();
+        try {
+            if (rabbit != null) {
+                Exec.run(List.of("rabbitmqctl", "-q", "trace_off", "-p", rabbit.vhost()), Duration.ofSeconds(30));
+                rabbit.purgeQueues();
+            }
+        } finally {
+            if (share != null) {
+                share.close();
+            }
         }
     }
 
     private void startTracer() throws Exception {
-        Exec on = Exec.run(List.of("rabbitmqctl", "-q", "trace_on"), Duration.ofSeconds(30));
+        Exec on = Exec.run(List.of("rabbitmqctl", "-q", "trace_on", "-p", rabbit.vhost()), Duration.ofSeconds(30));
         if (on.exitCode() != 0) {
             throw new IllegalStateException("rabbitmqctl trace_on failed: " + on.output());
         }

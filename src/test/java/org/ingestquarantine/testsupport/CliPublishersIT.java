@@ -23,19 +23,21 @@ class CliPublishersIT {
 
     @Test
     void shouldPublishWithAmqpPublishToTheIngestExchange() throws Exception {
-        RabbitMqBroker rabbit = RabbitMqBroker.ensureRunning();
-        rabbit.purgeQueues();
-
-        CliPublishers.amqpPublish(rabbit.amqpUri(), "ingest", "ingest", MESSAGE);
-
-        try (Connection c = rabbit.connectionFactory().newConnection(); Channel ch = c.createChannel()) {
-            GetResponse got = ch.basicGet("ingest", true);
-            assertThat(got).as("a message in queue ingest").isNotNull();
-            assertThat(new String(got.getBody(), StandardCharsets.UTF_8)).isEqualTo(MESSAGE);
-            assertThat(got.getProps().getContentType()).isEqualTo("application/json");
-            assertThat(got.getProps().getDeliveryMode()).as("persistent").isEqualTo(2);
-        } finally {
+        try (AutoCloseable share = RabbitMqAppLock.share()) {
+            RabbitMqBroker rabbit = RabbitMqBroker.ensureRunning();
             rabbit.purgeQueues();
+
+            CliPublishers.amqpPublish(rabbit.amqpUri(), "ingest", "ingest", MESSAGE);
+
+            try (Connection c = rabbit.connectionFactory().newConnection(); Channel ch = c.createChannel()) {
+                GetResponse got = ch.basicGet("ingest", true);
+                assertThat(got).as("a message in queue ingest").isNotNull();
+                assertThat(new String(got.getBody(), StandardCharsets.UTF_8)).isEqualTo(MESSAGE);
+                assertThat(got.getProps().getContentType()).isEqualTo("application/json");
+                assertThat(got.getProps().getDeliveryMode()).as("persistent").isEqualTo(2);
+            } finally {
+                rabbit.purgeQueues();
+            }
         }
     }
 

@@ -2,13 +2,17 @@ package org.ingestquarantine.testsupport;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -21,7 +25,11 @@ import java.util.concurrent.TimeoutException;
  * stop and start the broker application for restart tests.
  *
  * <p>The server is shared by everything on the machine; a test owns the queues and exchanges that
- * {@code definitions.json} names and nothing else. Slow steps ({@code rabbitmqctl}, about 1 s each) happen
+ * {@code definitions.json} names, in this JVM's vhost ({@link #VHOST}), and nothing else. The vhost is {@code /}
+ * unless the system property {@value #VHOST_PER_JVM} is {@code true} (the integration lane sets it, pom.xml): then
+ * it is {@code iq-it-<pid>}, made fresh with our topology at this JVM's first {@link #ensureRunning()} and deleted at
+ * its exit, so that JVMs running tests at once (failsafe's forks) never see each other's messages. Stopping the
+ * broker application is felt by every vhost: tests do it inside {@link RabbitMqAppLock#exclusively}. Slow steps ({@code rabbitmqctl}, about 1 s each) happen
  * only in {@link #ensureRunning()}, {@link #importDefinitions()}, {@link #stopApp()} and {@link #startApp()};
  * {@link #purgeQueues()} and {@link #messageCount(String)} use the AMQP client and take milliseconds.
  *
@@ -40,8 +48,17 @@ public final class RabbitMqBroker {
     /** How long a start, an import or a restart may take before this class gives up, in seconds. */
     public static final int READY_TIMEOUT_SECONDS = 60;
 
+    /** The system property that gives each JVM a vhost of its own ({@code iq-it-<pid>}) instead of {@code /}. */
+    public static final String VHOST_PER_JVM = "it.rabbitmq-vhost-per-jvm";
+    /** Prefix of the per-JVM vhosts; one whose JVM is gone is deleted by the next JVM that makes its own. */
+    public static final String VHOST_PREFIX = "iq-it-";
+    /** This JVM's vhost: {@code /}, or {@code iq-it-<pid>} under {@value #VHOST_PER_JVM}. */
+    public static final String VHOST = Boolean.getBoolean(VHOST_PER_JVM) ? VHOST_PREFIX + ProcessHandle.current().pid() : "/";
+
     /** Set once this JVM has imported the definitions; a later {@link #ensureRunning()} skips the 1-2 s import. */
     private static volatile boolean imported;
+    /** Set once this JVM's own vhost exists (under {@value #VHOST_PER_JVM}). */
+    private static volatile boolean vhostMade;
 
     private final List<String> queues;
     private final List<String> exchanges;
@@ -66,6 +83,9 @@ public final class RabbitMqBroker {
             }
         }
         broker.awaitAmqp(true);
+        if (!VHOST.equals("/") && !vhostMade) {
+            makeOwnVhost();
+        }
         if (!imported || !broker.queues.stream().allMatch(broker::queueExists)) {
             broker.importDefinitions();
         }
@@ -73,11 +93,17 @@ public final class RabbitMqBroker {
     }
 
     /**
-     * @return {@code amqp://guest:guest@127.0.0.1:5672/%2f}: vhost {@code /} percent-encoded, as the AMQP
-     *     URI spec requires; a bare trailing {@code /} means the empty vhost, which amqp-publish rejects
+     * @return {@code amqp://guest:guest@127.0.0.1:5672/%2f}: the vhost ({@link #VHOST}; {@code /} percent-encoded, as
+     *     the AMQP URI spec requires; a bare trailing {@code /} means the empty vhost, which amqp-publish rejects)
      */
     public String amqpUri() {
-        return "amqp://" + USER + ":" + USER + "@" + HOST + ":" + PORT + "/%2f";
+        return "amqp://" + USER + ":" + USER + "@" + HOST + ":" + PORT + "/"
+                + (VHOST.equals("/") ? "%2f" : URLEncoder.encode(VHOST, StandardCharsets.UTF_8));
+    }
+
+    /** @return this JVM's vhost, {@link #VHOST}, e.g. for {@code rabbitmqctl -p} */
+    public String vhost() {
+        return VHOST;
     }
 
     /** @return the names of the queues {@code definitions.json} declares, e.g. {@code [ingest, ingest.dlq]} */
@@ -92,17 +118,19 @@ public final class RabbitMqBroker {
         factory.setPort(PORT);
         factory.setUsername(USER);
         factory.setPassword(USER);
+        factory.setVirtualHost(VHOST);
         factory.setConnectionTimeout(2_000);
         factory.setAutomaticRecoveryEnabled(false);
         return factory;
     }
 
     /**
-     * Runs {@code rabbitmqctl import_definitions} on {@link #DEFINITIONS} and waits until every queue it
-     * names exists (the import is asynchronous). Existing objects with equal arguments are left as they are.
+     * Runs {@code rabbitmqctl import_definitions} on {@link #DEFINITIONS} (its objects moved to {@link #VHOST} when
+     * that is not {@code /}) and waits until every queue it names exists (the import is asynchronous). Existing
+     * objects with equal arguments are left as they are.
      */
     public void importDefinitions() {
-        runOrThrow(List.of("rabbitmqctl", "-q", "import_definitions", DEFINITIONS.toAbsolutePath().toString()));
+        runOrThrow(List.of("rabbitmqctl", "-q", "import_definitions", definitionsForVhost().toString()));
         Instant deadline = Instant.now().plusSeconds(READY_TIMEOUT_SECONDS);
         while (!queues.stream().allMatch(this::queueExists)) {
             if (Instant.now().isAfter(deadline)) {
@@ -155,9 +183,11 @@ public final class RabbitMqBroker {
         }
     }
 
-    /** @return whether a connection to {@value #HOST}:{@value #PORT} can be opened now */
+    /** @return whether a connection to {@value #HOST}:{@value #PORT} (vhost {@code /}) can be opened now */
     public boolean answersAmqp() {
-        try (Connection ignored = connectionFactory().newConnection("probe")) {
+        ConnectionFactory root = connectionFactory();
+        root.setVirtualHost("/");
+        try (Connection ignored = root.newConnection("probe")) {
             return true;
         } catch (IOException | TimeoutException e) {
             return false;
@@ -196,6 +226,47 @@ public final class RabbitMqBroker {
     @FunctionalInterface
     private interface ChannelAction {
         void run(Channel channel) throws IOException;
+    }
+
+    /** Creates this JVM's vhost, first deleting those of JVMs that are gone; it is deleted when this JVM exits. */
+    private static synchronized void makeOwnVhost() {
+        if (vhostMade) {
+            return;
+        }
+        Exec listed = Exec.run(List.of("rabbitmqctl", "-q", "list_vhosts", "name"), Duration.ofSeconds(READY_TIMEOUT_SECONDS));
+        for (String line : listed.output().split("\\R")) {
+            String name = line.strip();
+            if (name.startsWith(VHOST_PREFIX) && name.substring(VHOST_PREFIX.length()).chars().allMatch(Character::isDigit)
+                    && !name.equals(VHOST_PREFIX) && ProcessHandle.of(Long.parseLong(name.substring(VHOST_PREFIX.length()))).isEmpty()) {
+                deleteVhost(name);
+            }
+        }
+        freshVhost(VHOST);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteVhost(VHOST), "delete-" + VHOST));
+        vhostMade = true;
+    }
+
+    /** @return {@link #DEFINITIONS}, or under a vhost of our own a copy in the temporary folder naming that vhost */
+    private static Path definitionsForVhost() {
+        if (VHOST.equals("/")) {
+            return DEFINITIONS.toAbsolutePath();
+        }
+        try {
+            ObjectNode definitions = (ObjectNode) readDefinitions();
+            ObjectMapper json = new ObjectMapper();
+            definitions.set("vhosts", json.createArrayNode().add(json.createObjectNode().put("name", VHOST)));
+            for (String kind : List.of("queues", "exchanges", "bindings")) {
+                definitions.path(kind).forEach(o -> ((ObjectNode) o).put("vhost", VHOST));
+            }
+            Path copy = Files.createTempFile("iq-rabbitmq-definitions-" + VHOST + "-", ".json");
+            copy.toFile().deleteOnExit();
+            Files.writeString(copy, json.writeValueAsString(definitions));
+            // read by the server (user rabbitmq), not by rabbitmqctl
+            Files.setPosixFilePermissions(copy, PosixFilePermissions.fromString("rw-r--r--"));
+            return copy;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the definitions for vhost " + VHOST, e);
+        }
     }
 
     private static JsonNode readDefinitions() {

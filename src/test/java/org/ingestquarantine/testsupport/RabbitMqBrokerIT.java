@@ -20,10 +20,12 @@ import org.junit.jupiter.api.Test;
 /** Ensures the machine's RabbitMQ runs our imported topology: routing, DLX, delivery-limit backstop, restart. */
 class RabbitMqBrokerIT {
     private static RabbitMqBroker rabbit;
+    private static AutoCloseable share;
 
     @BeforeAll
     static void ensureBroker() {
         long t0 = System.nanoTime();
+        share = RabbitMqAppLock.share();
         rabbit = RabbitMqBroker.ensureRunning();
         System.out.printf("RabbitMqBroker ready in %d ms%n", (System.nanoTime() - t0) / 1_000_000);
     }
@@ -34,13 +36,17 @@ class RabbitMqBrokerIT {
     }
 
     @AfterAll
-    static void leaveQueuesEmpty() {
-        rabbit.purgeQueues();
+    static void leaveQueuesEmpty() throws Exception {
+        try {
+            rabbit.purgeQueues();
+        } finally {
+            share.close();
+        }
     }
 
     @Test
     void shouldDeclareIngestAsAQuorumQueueWithTheBackstopArguments() {
-        Exec listed = Exec.run(List.of("rabbitmqctl", "-q", "list_queues", "name", "type", "durable", "arguments"),
+        Exec listed = Exec.run(List.of("rabbitmqctl", "-q", "list_queues", "-p", rabbit.vhost(), "name", "type", "durable", "arguments"),
                 Duration.ofSeconds(30));
 
         String ingest = listed.output().lines().filter(l -> l.startsWith("ingest\t")).findFirst().orElseThrow();
@@ -94,9 +100,11 @@ class RabbitMqBrokerIT {
         publish("{\"doc_id\":\"r-4\"}");
 
         long t0 = System.nanoTime();
-        rabbit.stopApp();
-        assertThat(rabbit.answersAmqp()).isFalse();
-        rabbit.startApp();
+        RabbitMqAppLock.exclusively(() -> {
+            rabbit.stopApp();
+            assertThat(rabbit.answersAmqp()).isFalse();
+            rabbit.startApp();
+        });
         System.out.printf("RabbitMQ stop_app + start_app took %d ms%n", (System.nanoTime() - t0) / 1_000_000);
 
         assertThat(rabbit.messageCount("ingest")).isEqualTo(1);

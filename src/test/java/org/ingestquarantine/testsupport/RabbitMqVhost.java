@@ -10,14 +10,17 @@ import org.ingestquarantine.pipeline.IngestMessage;
 /**
  * A test's own vhost on the machine's RabbitMQ ({@link RabbitMqBroker}), created fresh and deleted on close, with
  * what a test of a consumer in its own JVM asks of it: the URI to give that consumer, its consumers on a queue,
- * and a confirmed publish with a message id of the test's choosing.
+ * and a confirmed publish with a message id of the test's choosing. While it exists it holds a share of the broker
+ * application ({@link RabbitMqAppLock}).
  */
 public final class RabbitMqVhost implements AutoCloseable {
 
     private final String name;
+    private final AutoCloseable share;
 
-    private RabbitMqVhost(String name) {
+    private RabbitMqVhost(String name, AutoCloseable share) {
         this.name = name;
+        this.share = share;
     }
 
     /**
@@ -25,9 +28,23 @@ public final class RabbitMqVhost implements AutoCloseable {
      * @return the vhost, made fresh (the server started if needed)
      */
     public static RabbitMqVhost fresh(String name) {
-        RabbitMqBroker.ensureRunning();
-        RabbitMqBroker.freshVhost(name);
-        return new RabbitMqVhost(name);
+        AutoCloseable share = RabbitMqAppLock.share();
+        try {
+            RabbitMqBroker.ensureRunning();
+            RabbitMqBroker.freshVhost(name);
+        } catch (RuntimeException | Error e) {
+            closeQuietly(share);
+            throw e;
+        }
+        return new RabbitMqVhost(name, share);
+    }
+
+    private static void closeQuietly(AutoCloseable share) {
+        try {
+            share.close();
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot give back the RabbitMQ share", e);
+        }
     }
 
     /**
@@ -71,7 +88,11 @@ public final class RabbitMqVhost implements AutoCloseable {
     }
 
     @Override
-    public void close() {
-        RabbitMqBroker.deleteVhost(name);
+    public void close() throws Exception {
+        try {
+            RabbitMqBroker.deleteVhost(name);
+        } finally {
+            share.close();
+        }
     }
 }
