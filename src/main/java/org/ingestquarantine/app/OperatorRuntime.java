@@ -202,7 +202,7 @@ public final class OperatorRuntime implements AutoCloseable {
      * @throws IllegalStateException if the workers do not start
      */
     public DocumentParser openParser() {
-        return new WorkerPoolParser(AppConfiguration.parseLimits(settings));
+        return new WorkerPoolParser(StageWiring.parseLimits(settings));
     }
 
     /**
@@ -219,7 +219,7 @@ public final class OperatorRuntime implements AutoCloseable {
                 MiniLmEmbedder.MAX_TOKENS, EmbedderChoice.model(settings));
         started.push(tokenizer); // closed with the runtime, before the database
         Embedder embedder = EmbedderChoice.choose(settings, tokenizer);
-        return AppConfiguration.drainWiring(settings, database, parser, embedder, workDir())
+        return DrainWiring.drain(settings, database, parser, embedder, workDir())
                 .database(database.dataSource(), store)
                 .access(sources, missingRoots)
                 .build();
@@ -265,7 +265,7 @@ public final class OperatorRuntime implements AutoCloseable {
     /** @return the sources' totals: listed now by this configuration's listers, or stated */
     public SourceCounts sourceCounts() {
         SourceTotals totals = new SourceTotals(database.dataSource(), Clock.systemUTC());
-        return new SourceCounts(service, AppConfiguration.sourceListing(settings, sources, totals, database, started::push), totals);
+        return new SourceCounts(service, SourceWiring.sourceListing(settings, sources, totals, database, started::push), totals);
     }
 
     /**
