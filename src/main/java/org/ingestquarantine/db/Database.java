@@ -10,8 +10,10 @@ import org.flywaydb.core.api.FlywayException;
 
 /**
  * The pipeline's PostgreSQL connection pool (HikariCP), with the schema migrated by Flyway
- * ({@code classpath:db/migration}) before it is handed out; Flyway is not even loaded when the schema already is
- * exactly the bundled one ({@link SchemaCurrency}), as on every start of an existing data folder.
+ * ({@code classpath:db/migration}) before it is handed out. Flyway validates the history before it migrates: an
+ * applied script whose checksum differs from the bundled one, a failed migration, or a bundled one missing below the
+ * newest applied one is refused ({@link DatabaseUnavailableException}, naming Flyway's reason); a database a newer
+ * version of this application migrated ({@code *:future}, Flyway's default) is used as it is.
  *
  * <p>Defaults, each stated once:
  * <ul>
@@ -41,6 +43,8 @@ public final class Database implements AutoCloseable {
     public static final String URL_PROPERTY = "db.url";
     /** Socket (read) timeout of every connection, seconds. */
     public static final int SOCKET_TIMEOUT_SECONDS = 30;
+    /** Where the migrations are, Flyway's location. */
+    private static final String MIGRATIONS = "classpath:db/migration";
     /** Maximum pooled connections. */
     public static final int MAX_POOL_SIZE = 5;
 
@@ -128,13 +132,12 @@ public final class Database implements AutoCloseable {
             throw new DatabaseUnavailableException("PostgreSQL at " + jdbcUrl + " is unreachable: "
                     + rootMessage(e) + "; start it or set " + URL_PROPERTY, e);
         }
-        if (SchemaCurrency.isCurrent(pool)) {
-            return new Database(pool);  // nothing to migrate: Flyway's start-up cost skipped
-        }
         try {
             Flyway.configure()
                     .dataSource(pool)
-                    .locations("classpath:db/migration")
+                    .locations(MIGRATIONS)
+                    .validateOnMigrate(true) // Flyway's validation first: nothing runs on a history it refuses
+                    .ignoreMigrationPatterns("*:future") // a newer version's migrations: the schema works as it is
                     .load()
                     .migrate();
         } catch (FlywayException e) {
