@@ -29,11 +29,10 @@ final class DatabaseWiring {
             w.bind("dataSource", hosted.dataSource());
             return hosted;
         }
-        Duration timeout = settings.millis(Database.CONNECT_TIMEOUT_PROPERTY,
-                Duration.ofMillis(Database.DEFAULT_CONNECT_TIMEOUT_MS));
+        Duration timeout = settings.requiredMillis(Database.CONNECT_TIMEOUT_PROPERTY);
         Database database;
         EmbeddedPostgresService postgres = null;
-        if ("embedded".equals(settings.string("db.mode", "embedded"))) {
+        if ("embedded".equals(settings.required("db.mode"))) {
             // stopped last, by StartedServices once the consumers are done (PipelineApp), never by zonky's exit hook
             EmbeddedPostgresService server = w.timeline().time("postgres", () -> EmbeddedPostgresService.start(
                     EmbeddedPostgresService.folderIn(w.dataDir()), (int) settings.number("db.port", 0), false));
