@@ -125,6 +125,7 @@ public final class AppConfiguration implements CamelConfiguration {
                 localModel);
         ConsumerCircuitBreaker breaker = delivery.guard(database, payloads, stages, broker, metrics);
         delivery.bind(database, broker, breaker, metrics);
+        PipelineHealthChecks.bind(w, database, breaker, stages.parser());
         StageWiring.bind(w, stages);
         QuarantineWiring.bind(w, database, store, stages.versions(), metrics);
         SourceTotals totals = new SourceTotals(database.dataSource(), w.clock());
