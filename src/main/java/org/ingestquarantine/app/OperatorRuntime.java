@@ -98,8 +98,7 @@ public final class OperatorRuntime implements AutoCloseable {
         java.util.Properties configured = ProfileProperties.sourceProperties(profile, overrides);
         Deque<AutoCloseable> started = new ArrayDeque<>();
         try {
-            Duration timeout = settings.millis(Database.CONNECT_TIMEOUT_PROPERTY,
-                    Duration.ofMillis(Database.DEFAULT_CONNECT_TIMEOUT_MS));
+            Duration timeout = settings.requiredMillis(Database.CONNECT_TIMEOUT_PROPERTY);
             Database database;
             Optional<ProcessHandle> holder = Optional.empty();
             if ("embedded".equals(settings.required("db.mode"))) {
@@ -202,7 +201,7 @@ public final class OperatorRuntime implements AutoCloseable {
      * @throws IllegalStateException if the workers do not start
      */
     public DocumentParser openParser() {
-        return new WorkerPoolParser(AppConfiguration.parseLimits(settings));
+        return new WorkerPoolParser(StageWiring.parseLimits(settings));
     }
 
     /**
@@ -215,11 +214,12 @@ public final class OperatorRuntime implements AutoCloseable {
      * @return the drain; its embedder is closed with this runtime
      */
     public Drain drain(DocumentParser parser) {
-        MiniLmEmbedder tokenizer = new MiniLmEmbedder(MiniLmEmbedder.DEFAULT_THREADS, MiniLmEmbedder.DEFAULT_BATCH,
-                MiniLmEmbedder.MAX_TOKENS, EmbedderChoice.model(settings));
+        MiniLmEmbedder tokenizer = new MiniLmEmbedder((int) settings.requiredNumber("embed.threads"),
+                (int) settings.requiredNumber("embed.batch-chunks"), (int) settings.requiredNumber("embed.max-tokens"),
+                EmbedderChoice.model(settings));
         started.push(tokenizer); // closed with the runtime, before the database
         Embedder embedder = EmbedderChoice.choose(settings, tokenizer);
-        return AppConfiguration.drainWiring(settings, database, parser, embedder, workDir())
+        return DrainWiring.drain(settings, database, parser, embedder, workDir())
                 .database(database.dataSource(), store)
                 .access(sources, missingRoots)
                 .build();
@@ -265,7 +265,7 @@ public final class OperatorRuntime implements AutoCloseable {
     /** @return the sources' totals: listed now by this configuration's listers, or stated */
     public SourceCounts sourceCounts() {
         SourceTotals totals = new SourceTotals(database.dataSource(), Clock.systemUTC());
-        return new SourceCounts(service, AppConfiguration.sourceListing(settings, sources, totals, database, started::push), totals);
+        return new SourceCounts(service, SourceWiring.sourceListing(settings, sources, totals, database, started::push), totals);
     }
 
     /**

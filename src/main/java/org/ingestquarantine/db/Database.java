@@ -3,21 +3,22 @@ package org.ingestquarantine.db;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import java.time.Duration;
-import java.util.Properties;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.FlywayException;
 
 /**
  * The pipeline's PostgreSQL connection pool (HikariCP), with the schema migrated by Flyway
- * ({@code classpath:db/migration}) before it is handed out; Flyway is not even loaded when the schema already is
- * exactly the bundled one ({@link SchemaCurrency}), as on every start of an existing data folder.
+ * ({@code classpath:db/migration}) before it is handed out. Flyway validates the history before it migrates: an
+ * applied script whose checksum differs from the bundled one, a failed migration, or a bundled one missing below the
+ * newest applied one is refused ({@link DatabaseUnavailableException}, naming Flyway's reason); a database a newer
+ * version of this application migrated ({@code *:future}, Flyway's default) is used as it is.
  *
- * <p>Defaults, each stated once:
+ * <p>Bounds:
  * <ul>
- *   <li>{@value #CONNECT_TIMEOUT_PROPERTY}: how long a caller waits for a connection, in milliseconds;
- *       default {@value #DEFAULT_CONNECT_TIMEOUT_MS}. Short on purpose: an outage fails fast (the caller's
- *       circuit breaker pauses the consumer) instead of hanging. HikariCP's floor is 250 ms.</li>
+ *   <li>{@value #CONNECT_TIMEOUT_PROPERTY}: how long a caller waits for a connection, in milliseconds (its
+ *       default in {@code application.properties}, read by the caller). Short on purpose: an outage fails fast (the
+ *       caller's circuit breaker pauses the consumer) instead of hanging. HikariCP's floor is 250 ms.</li>
  *   <li>socket timeout {@value #SOCKET_TIMEOUT_SECONDS} s: a statement on a connection whose server stopped
  *       answering fails after this long.</li>
  *   <li>pool size {@value #MAX_POOL_SIZE} connections.</li>
@@ -35,12 +36,14 @@ public final class Database implements AutoCloseable {
 
     /** Property naming the connect timeout in milliseconds. */
     public static final String CONNECT_TIMEOUT_PROPERTY = "db.connect-timeout-ms";
-    /** Default connect timeout, milliseconds. */
-    public static final long DEFAULT_CONNECT_TIMEOUT_MS = 2000;
+    /** The connect timeout of {@link #open(String, String, String)}, for tests and tools without properties, ms. */
+    private static final long TOOLS_CONNECT_TIMEOUT_MS = 2000;
     /** Property naming the JDBC URL (used in the error message only; the caller reads its own config). */
     public static final String URL_PROPERTY = "db.url";
     /** Socket (read) timeout of every connection, seconds. */
     public static final int SOCKET_TIMEOUT_SECONDS = 30;
+    /** Where the migrations are, Flyway's location. */
+    private static final String MIGRATIONS = "classpath:db/migration";
     /** Maximum pooled connections. */
     public static final int MAX_POOL_SIZE = 5;
 
@@ -72,31 +75,13 @@ public final class Database implements AutoCloseable {
     }
 
     /**
-     * Opens a pool with the default connect timeout and migrates the schema.
+     * Opens a pool with a connect timeout of {@value #TOOLS_CONNECT_TIMEOUT_MS} ms and migrates the schema: for tests
+     * and tools; the application waits {@value #CONNECT_TIMEOUT_PROPERTY}.
      *
      * @see #open(String, String, String, Duration)
      */
     public static Database open(String jdbcUrl, String user, String password) {
-        return open(jdbcUrl, user, password, Duration.ofMillis(DEFAULT_CONNECT_TIMEOUT_MS));
-    }
-
-    /**
-     * Opens a pool, reading the connect timeout from {@code properties} ({@value #CONNECT_TIMEOUT_PROPERTY},
-     * milliseconds, default {@value #DEFAULT_CONNECT_TIMEOUT_MS}), and migrates the schema.
-     *
-     * @throws IllegalArgumentException if the timeout is not a positive number
-     * @see #open(String, String, String, Duration)
-     */
-    public static Database open(String jdbcUrl, String user, String password, Properties properties) {
-        String raw = properties.getProperty(CONNECT_TIMEOUT_PROPERTY, Long.toString(DEFAULT_CONNECT_TIMEOUT_MS));
-        long millis;
-        try {
-            millis = Long.parseLong(raw.trim());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(CONNECT_TIMEOUT_PROPERTY + " must be a number of milliseconds, was '"
-                    + raw + "'");
-        }
-        return open(jdbcUrl, user, password, Duration.ofMillis(millis));
+        return open(jdbcUrl, user, password, Duration.ofMillis(TOOLS_CONNECT_TIMEOUT_MS));
     }
 
     /**
@@ -128,13 +113,12 @@ public final class Database implements AutoCloseable {
             throw new DatabaseUnavailableException("PostgreSQL at " + jdbcUrl + " is unreachable: "
                     + rootMessage(e) + "; start it or set " + URL_PROPERTY, e);
         }
-        if (SchemaCurrency.isCurrent(pool)) {
-            return new Database(pool);  // nothing to migrate: Flyway's start-up cost skipped
-        }
         try {
             Flyway.configure()
                     .dataSource(pool)
-                    .locations("classpath:db/migration")
+                    .locations(MIGRATIONS)
+                    .validateOnMigrate(true) // Flyway's validation first: nothing runs on a history it refuses
+                    .ignoreMigrationPatterns("*:future") // a newer version's migrations: the schema works as it is
                     .load()
                     .migrate();
         } catch (FlywayException e) {

@@ -91,8 +91,8 @@ public class DatabaseConfiguration {
             @Override
             public Object postProcessAfterInitialization(Object bean, String name) {
                 if (bean instanceof HikariDataSource pool && "dataSource".equals(name)) {
-                    Database.configurePool(pool, Duration.ofMillis(environment.getProperty(
-                            Database.CONNECT_TIMEOUT_PROPERTY, Long.class, Database.DEFAULT_CONNECT_TIMEOUT_MS)));
+                    Database.configurePool(pool, Duration.ofMillis(environment.getRequiredProperty(
+                            Database.CONNECT_TIMEOUT_PROPERTY, Long.class)));
                     Binder.get(environment).bind("spring.datasource.hikari", Bindable.ofInstance(pool));
                     Database.over(pool);
                 }
