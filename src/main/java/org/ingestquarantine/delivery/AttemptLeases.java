@@ -14,22 +14,10 @@ import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
  * attempts this process renews, and the stages they entered, written with the next beat in one statement.
  * Thread-safe.
  */
-final class AttemptLeases {
+record AttemptLeases(NamedParameterJdbcTemplate jdbc, AttemptLease lease, LiveAttempts attempts, AttemptClosing closing) {
 
     private static final String STAGE = SpringSql.load("attempt-stage.sql");
     private static final String RENEW = SpringSql.load("attempt-renew-leases.sql");
-
-    private final NamedParameterJdbcTemplate jdbc;
-    private final AttemptLease lease;
-    private final LiveAttempts attempts;
-    private final AttemptClosing closing;
-
-    AttemptLeases(NamedParameterJdbcTemplate jdbc, AttemptLease lease, LiveAttempts attempts, AttemptClosing closing) {
-        this.jdbc = jdbc;
-        this.lease = lease;
-        this.attempts = attempts;
-        this.closing = closing;
-    }
 
     /** @see AttemptJournal#stage */
     void stage(long attemptId, String stage) {

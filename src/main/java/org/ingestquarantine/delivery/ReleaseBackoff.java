@@ -12,29 +12,15 @@ import org.ingestquarantine.failure.TransientException;
  * back-off at its charged count, at least what a {@link TransientException#retryAfter() Retry-After} asked for
  * (capped at the class's {@code backoff-max-ms}); the transient back-off for a delivery cut short by the shutdown
  * or whose quarantine record was not written; the route-fault hold for a fault of our own route. Thread-safe.
+ *
+ * @param routeFaultHold the back-off of a message a fault of our own route released (the consumer's hold)
  */
-final class ReleaseBackoff {
-
-    private final RedeliveryPolicies policies;
-    private final DeliveryCounts counts;
-    private final FailureCharge charge;
-    private final Duration routeFaultHold;
-
-    ReleaseBackoff(RedeliveryPolicies policies, DeliveryCounts counts, FailureCharge charge, Duration routeFaultHold) {
-        this.policies = policies;
-        this.counts = counts;
-        this.charge = charge;
-        this.routeFaultHold = routeFaultHold;
-    }
+record ReleaseBackoff(RedeliveryPolicies policies, DeliveryCounts counts, FailureCharge charge,
+                      Duration routeFaultHold) {
 
     /** @return the transient class's back-off at the delivery's count (1 if unknown) */
     Duration transientBackoff(Exchange exchange) {
         return policies.forClass(ErrorClass.TRANSIENT).backoffBefore(counts.count(exchange));
-    }
-
-    /** @return the back-off of a message a fault of our own route released (the consumer's hold) */
-    Duration routeFaultHold() {
-        return routeFaultHold;
     }
 
     /**
