@@ -13,8 +13,12 @@ import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
  * The journal's opens ({@link AttemptJournal#admit}, {@link AttemptJournal#open}): one statement each, committed
  * as {@link OpenCommit} says: asynchronously by default, {@code set_config('synchronous_commit', 'off', true)} in
  * the statement's own (autocommit) transaction. Thread-safe.
+ *
+ * @param open the statement of {@link #open}, its commit as the journal's {@link OpenCommit} says
+ * @param admit the statement of {@link #admit}, likewise
  */
-final class AttemptAdmission {
+record AttemptAdmission(NamedParameterJdbcTemplate jdbc, AttemptLease lease, LiveAttempts attempts,
+                        AttemptClosing closing, String open, String admit) {
 
     /**
      * The CTE that relaxes the statement's own (autocommit) transaction when the open commits asynchronously,
@@ -28,23 +32,16 @@ final class AttemptAdmission {
     private static final String ADMIT = SpringSql.load("attempt-admit.sql")
             .replace("{counted_delivery}", AttemptClosing.COUNTED_DELIVERY);
 
-    private final NamedParameterJdbcTemplate jdbc;
-    private final AttemptLease lease;
-    private final LiveAttempts attempts;
-    private final AttemptClosing closing;
-    private final String open;
-    private final String admit;
-
-    AttemptAdmission(NamedParameterJdbcTemplate jdbc, AttemptLease lease, OpenCommit openCommit,
-                     LiveAttempts attempts, AttemptClosing closing) {
-        this.jdbc = jdbc;
-        this.lease = Objects.requireNonNull(lease, "lease");
-        this.attempts = attempts;
-        this.closing = closing;
+    /**
+     * @param openCommit how an open commits
+     * @return the opens of a journal, their statements made once
+     */
+    static AttemptAdmission of(NamedParameterJdbcTemplate jdbc, AttemptLease lease, OpenCommit openCommit,
+                               LiveAttempts attempts, AttemptClosing closing) {
         String relaxed = Objects.requireNonNull(openCommit, "openCommit") == OpenCommit.ASYNCHRONOUS
                 ? RELAXED : UNRELAXED;
-        this.open = OPEN.replace("{relaxed}", relaxed);
-        this.admit = ADMIT.replace("{relaxed}", relaxed);
+        return new AttemptAdmission(jdbc, Objects.requireNonNull(lease, "lease"), attempts, closing,
+                OPEN.replace("{relaxed}", relaxed), ADMIT.replace("{relaxed}", relaxed));
     }
 
     /** @see AttemptJournal#open */

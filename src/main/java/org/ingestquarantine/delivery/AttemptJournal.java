@@ -88,7 +88,7 @@ public final class AttemptJournal {
         LiveAttempts attempts = new LiveAttempts(clock);
         this.lease = Objects.requireNonNull(lease, "lease");
         this.closing = new AttemptClosing(jdbc.getJdbcTemplate(), attempts);
-        this.admission = new AttemptAdmission(jdbc, lease, openCommit, attempts, closing);
+        this.admission = AttemptAdmission.of(jdbc, lease, openCommit, attempts, closing);
         this.leases = new AttemptLeases(jdbc, lease, attempts, closing);
         this.reads = new JournalReads(jdbc, closing);
     }
