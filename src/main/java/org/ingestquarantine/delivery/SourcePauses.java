@@ -94,14 +94,15 @@ public final class SourcePauses {
         Instant now = now();
         try {
             Instant[] lastSeen = {null};
-            Long paused = jdbc.query(TRIP, SpringSql.params("began", storm.began(), "source", storm.source(),
+            List<Long> rows = jdbc.query(TRIP, SpringSql.params("began", storm.began(), "source", storm.source(),
                     "fingerprint", storm.fingerprint(), "knownWithinMs", knownWithin.toMillis(),
                     "errorClass", storm.errorClass().code(), "reasonCode", storm.reasonCode(), "failed", storm.failed(),
                     "deliveries", storm.deliveries(), "pausedAt", now, "pausedBy", by), (rs, n) -> {
                 lastSeen[0] = SqlTime.get(rs, "last_seen");
                 long id = rs.getLong("paused");
                 return rs.wasNull() ? null : id;
-            }).stream().findFirst().orElse(null);
+            });
+            Long paused = rows.isEmpty() ? null : rows.get(0);
             if (lastSeen[0] != null) {
                 return new Trip(Verdict.KNOWN, null, lastSeen[0].plus(knownWithin));
             }
