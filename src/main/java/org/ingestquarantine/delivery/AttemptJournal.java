@@ -1,23 +1,12 @@
 package org.ingestquarantine.delivery;
 
-import java.sql.SQLException;
 import java.time.Clock;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.Collection;
 import java.util.List;
-import java.util.Map;
-import java.util.NoSuchElementException;
 import java.util.Objects;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import javax.sql.DataSource;
-import org.ingestquarantine.db.Jdbc;
-import org.ingestquarantine.db.SqlFailure;
-import org.ingestquarantine.db.SqlTime;
 import org.ingestquarantine.ingest.IndexedVersion;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
 
 /**
  * The attempt journal (DESIGN §2), table {@code attempt_journal}: a row is written when an attempt at a
@@ -47,24 +36,14 @@ import org.slf4j.LoggerFactory;
  * before the next {@link #deaths(String)} read, so an attempt cut short by an outage (its message released,
  * or its outcome already committed) is not taken for a death. Only if this process ends before the
  * database answers again does such an attempt stay open, and then it is counted as one.
+ *
+ * <p>This class composes the journal's parts, one job each: {@link AttemptAdmission} (the opens),
+ * {@link AttemptClosing} (the closes, kept ones, and what the journal counts as a delivery), {@link AttemptLeases}
+ * (leases and stage marks), {@link JournalReads} (open attempts, settled outcomes, deliveries so far), sharing
+ * {@link LiveAttempts} (this process's attempts in memory). Pruning is the operator's
+ * ({@code operator.Dispositions#pruneJournal}).
  */
 public final class AttemptJournal {
-
-    private static final Logger LOG = LoggerFactory.getLogger(AttemptJournal.class);
-
-    private final Jdbc jdbc;
-    private final Clock clock;
-    private final AttemptLease lease;
-    private final OpenCommit openCommit;
-    /** Attempts of this process whose lease the heartbeat renews: open ones, and closes not yet written. */
-    private final Set<Long> live = ConcurrentHashMap.newKeySet();
-    /** The stage each live attempt of this process last entered, not yet written: the next beat writes it. */
-    private final Map<Long, StageMark> marks = new ConcurrentHashMap<>();
-    /** Closes not yet written because the database was unreachable, by attempt id. */
-    private final Map<Long, UnwrittenClose> unwritten = new ConcurrentHashMap<>();
-
-    private record UnwrittenClose(AttemptOutcome outcome, Instant closedAt, String stage) {
-    }
 
     /**
      * The journal stage of an attempt closed as released because its failure's quarantine record could not be
@@ -75,12 +54,11 @@ public final class AttemptJournal {
      */
     public static final String RECORD_NOT_WRITTEN_STAGE = "record_not_written";
 
-    /** SQL: the journal row is a delivery the journal counts (not one released as {@value #RECORD_NOT_WRITTEN_STAGE}). */
-    private static final String COUNTED_DELIVERY = "(outcome IS DISTINCT FROM 'released' OR stage IS DISTINCT FROM '"
-            + RECORD_NOT_WRITTEN_STAGE + "')";
-
-    private record StageMark(String stage, Instant at) {
-    }
+    private final AttemptLease lease;
+    private final AttemptAdmission admission;
+    private final AttemptClosing closing;
+    private final AttemptLeases leases;
+    private final JournalReads reads;
 
     /**
      * @param dataSource a pool on the migrated schema
@@ -106,22 +84,13 @@ public final class AttemptJournal {
      * @param openCommit how an open commits (the shorter constructors: {@link OpenCommit#ASYNCHRONOUS})
      */
     public AttemptJournal(DataSource dataSource, Clock clock, AttemptLease lease, OpenCommit openCommit) {
-        this.jdbc = new Jdbc(dataSource);
-        this.clock = Objects.requireNonNull(clock, "clock");
+        NamedParameterJdbcTemplate jdbc = new NamedParameterJdbcTemplate(SpringSql.template(dataSource));
+        LiveAttempts attempts = new LiveAttempts(clock);
         this.lease = Objects.requireNonNull(lease, "lease");
-        this.openCommit = Objects.requireNonNull(openCommit, "openCommit");
-    }
-
-    /**
-     * @return the CTE that relaxes the statement's own (autocommit) transaction when the open commits
-     *     asynchronously, {@code set_config(..., true)} being {@code SET LOCAL}: it ends with that transaction,
-     *     whose commit is the one it relaxes; nothing otherwise. Its column {@code relaxed.v} must be selected
-     *     where it is always evaluated
-     */
-    private String relaxedOpen() {
-        return openCommit == OpenCommit.ASYNCHRONOUS
-                ? "relaxed AS (SELECT set_config('synchronous_commit', 'off', true) AS v), "
-                : "relaxed AS (SELECT current_setting('synchronous_commit') AS v), ";
+        this.closing = new AttemptClosing(jdbc.getJdbcTemplate(), attempts);
+        this.admission = AttemptAdmission.of(jdbc, lease, openCommit, attempts, closing);
+        this.leases = new AttemptLeases(jdbc, lease, attempts, closing);
+        this.reads = new JournalReads(jdbc, closing);
     }
 
     /** @return the owner and lease of the attempts this journal opens */
@@ -142,24 +111,7 @@ public final class AttemptJournal {
      * @throws JournalWriteException if the database fails
      */
     public long open(String deliveryKey, String source, String docId, int deliveryCount) {
-        Objects.requireNonNull(deliveryKey, "deliveryKey");
-        if (deliveryCount < 1) {
-            throw new IllegalArgumentException("deliveryCount starts at 1, was " + deliveryCount);
-        }
-        String sql = "WITH " + relaxedOpen() + "opened AS (INSERT INTO attempt_journal (delivery_key, source, doc_id,"
-                + " delivery_count, started_at, owner, lease_until) VALUES (?, ?, ?, ?, ?, ?,"
-                + " clock_timestamp() + ? * interval '1 millisecond') RETURNING attempt_id)"
-                + " SELECT attempt_id FROM opened, relaxed WHERE relaxed.v IS NOT NULL";
-        try {
-            long id = jdbc.queryFirst(sql, rs -> rs.getLong(1), deliveryKey, source, docId, deliveryCount, now(),
-                    lease.owner(), lease.duration().toMillis()).orElseThrow();
-            if (!lease.duration().isZero()) {
-                live.add(id);
-            }
-            return id;
-        } catch (SQLException e) {
-            throw failure("attempt for delivery " + deliveryKey + " was not journalled", e);
-        }
+        return admission.open(deliveryKey, source, docId, deliveryCount);
     }
 
     /**
@@ -207,79 +159,7 @@ public final class AttemptJournal {
      * @throws JournalWriteException if the database fails; nothing was opened then
      */
     public Admission admit(String deliveryKey, String source, String docId, Integer deliveryCount, int deathBudget) {
-        Objects.requireNonNull(deliveryKey, "deliveryKey");
-        if (deliveryCount != null && deliveryCount < 1) {
-            throw new IllegalArgumentException("deliveryCount starts at 1, was " + deliveryCount);
-        }
-        writeUnwrittenCloses();
-        // n: the count given, or (Kafka, RabbitMQ) the attempts journalled so far + 1, read before this one is opened,
-        // less those released because their quarantine record could not be written (RECORD_NOT_WRITTEN_STAGE)
-        String sql = "WITH " + relaxedOpen() + """
-                n AS (
-                    SELECT coalesce(?::int, (SELECT count(*)::int + 1 FROM attempt_journal WHERE delivery_key = ?
-                                             AND """ + COUNTED_DELIVERY + """
-                ))
-                        AS delivery_count
-                ), open AS (
-                    SELECT attempt_id, stage, started_at,
-                           coalesce(lease_until > clock_timestamp(), false) AS live
-                    FROM attempt_journal WHERE delivery_key = ? AND closed_at IS NULL
-                ), settled AS (
-                    SELECT EXISTS (SELECT 1 FROM attempt_journal WHERE delivery_key = ?
-                                   AND outcome IN ('indexed', 'skipped', 'quarantined', 'skipped_by_policy')) AS settled
-                ), opened AS (
-                    INSERT INTO attempt_journal (delivery_key, source, doc_id, delivery_count, started_at, owner,
-                        lease_until)
-                    SELECT ?, ?, ?, n.delivery_count, ?, ?, clock_timestamp() + ? * interval '1 millisecond'
-                    FROM n
-                    WHERE NOT EXISTS (SELECT 1 FROM open WHERE live)
-                      AND NOT (SELECT settled FROM settled)
-                      AND (SELECT count(*) FROM open WHERE NOT live) < ?
-                    RETURNING attempt_id
-                )
-                SELECT (SELECT attempt_id FROM opened) AS opened, (SELECT delivery_count FROM n) AS delivery_count,
-                       (SELECT array_agg(attempt_id ORDER BY attempt_id) FROM open WHERE live) AS live,
-                       (SELECT count(*) FROM open WHERE NOT live) AS deaths, d.stage, d.started_at,
-                       doc.source_version, doc.parser_version, doc.chunker_version, doc.embedder_version,
-                       EXISTS (SELECT 1 FROM quarantine q WHERE q.source = ? AND q.doc_id = ?
-                               AND q.disposition = 'open') AS open_record,
-                       (SELECT settled FROM settled) AS settled,
-                       (SELECT count(*)::int FROM attempt_journal WHERE delivery_key = ?
-                        AND outcome = 'pipeline_fault') AS pipeline_faults,
-                       (SELECT count(*)::int FROM attempt_journal WHERE delivery_key = ?
-                        AND outcome = 'storm_paused') AS storm_pauses,
-                       (SELECT v FROM relaxed) AS open_commit
-                FROM (SELECT 1) one
-                LEFT JOIN LATERAL (
-                    SELECT stage, started_at FROM open WHERE NOT live
-                    ORDER BY started_at DESC, attempt_id DESC LIMIT 1) d ON true
-                LEFT JOIN documents doc ON doc.source = ? AND doc.doc_id = ? AND doc.state = 'searchable'
-                """;
-        try {
-            Admission admission = jdbc.queryFirst(sql, rs -> {
-                java.sql.Array ids = rs.getArray("live");
-                List<Long> liveIds = ids == null ? List.of() : List.of((Long[]) ids.getArray());
-                int deaths = rs.getInt("deaths");
-                long opened = rs.getLong("opened");
-                Long attemptId = rs.wasNull() ? null : opened;
-                String version = rs.getString("source_version");
-                IndexedVersion indexed = version == null ? null : new IndexedVersion(version,
-                        rs.getString("parser_version"), rs.getString("chunker_version"),
-                        rs.getString("embedder_version"));
-                return new Admission(new OpenAttempts(liveIds, deaths == 0 ? Deaths.NONE
-                        : new Deaths(deaths, rs.getString("stage"), SqlTime.get(rs, "started_at"))), attemptId,
-                        indexed, rs.getInt("delivery_count"), rs.getBoolean("open_record"), rs.getBoolean("settled"),
-                        rs.getInt("pipeline_faults"), rs.getInt("storm_pauses"));
-            }, deliveryCount, deliveryKey, deliveryKey, deliveryKey, deliveryKey, source, docId, now(), lease.owner(),
-                    lease.duration().toMillis(), deathBudget, source, docId, deliveryKey, deliveryKey, source, docId)
-                    .orElseThrow();
-            if (admission.attemptId() != null && !lease.duration().isZero()) {
-                live.add(admission.attemptId());
-            }
-            return admission;
-        } catch (SQLException e) {
-            throw failure("attempt for delivery " + deliveryKey + " was not journalled", e);
-        }
+        return admission.admit(deliveryKey, source, docId, deliveryCount, deathBudget);
     }
 
     /**
@@ -304,18 +184,7 @@ public final class AttemptJournal {
      * @throws JournalWriteException if the mark is written at once and the database fails
      */
     public void stage(long attemptId, String stage) {
-        Objects.requireNonNull(stage, "stage");
-        if (live.contains(attemptId)) {
-            marks.put(attemptId, new StageMark(stage, now()));
-            return;
-        }
-        // set_config(..., true) lasts until the end of the statement's own (autocommit) transaction, whose
-        // commit is the one it relaxes; the CTE is referenced so that it runs
-        update(attemptId, """
-                WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true))
-                UPDATE attempt_journal SET stage = ?, stage_at = ?
-                WHERE attempt_id = ? AND EXISTS (SELECT 1 FROM relaxed)
-                """, stage);
+        leases.stage(attemptId, stage);
     }
 
     /**
@@ -323,8 +192,7 @@ public final class AttemptJournal {
      * @return the stage it last entered that no statement has written yet, if any
      */
     public java.util.Optional<String> unwrittenStage(long attemptId) {
-        StageMark mark = marks.get(attemptId);
-        return java.util.Optional.ofNullable(mark == null ? null : mark.stage());
+        return leases.unwrittenStage(attemptId);
     }
 
     /**
@@ -334,8 +202,7 @@ public final class AttemptJournal {
      * @param attemptId an id from {@link #admit} or {@link #open}
      */
     public void closedByOutcome(long attemptId) {
-        live.remove(attemptId);
-        marks.remove(attemptId);
+        leases.forgetClosed(attemptId);
     }
 
     /**
@@ -349,7 +216,7 @@ public final class AttemptJournal {
      *     its asynchronous open was lost in a crash of PostgreSQL, {@link OpenCommit}: logged, nothing to close)
      */
     public void close(long attemptId, AttemptOutcome outcome) {
-        close(attemptId, outcome, null);
+        closing.close(attemptId, outcome, null);
     }
 
     /**
@@ -363,63 +230,7 @@ public final class AttemptJournal {
      * @throws java.util.NoSuchElementException if there is no such attempt
      */
     public void closeRecordNotWritten(long attemptId) {
-        close(attemptId, AttemptOutcome.RELEASED, RECORD_NOT_WRITTEN_STAGE);
-    }
-
-    private void close(long attemptId, AttemptOutcome outcome, String stage) {
-        Instant closedAt = clock.instant().truncatedTo(ChronoUnit.MICROS);
-        try {
-            writeClose(attemptId, outcome, closedAt, stage);
-            live.remove(attemptId);
-            marks.remove(attemptId);
-        } catch (NoSuchElementException e) {
-            if (!live.remove(attemptId)) {
-                throw e;
-            }
-            // this process opened it: its asynchronous open was lost with PostgreSQL's last WAL (OpenCommit)
-            marks.remove(attemptId);
-            LOG.warn("attempt {} closed as {} but its row is gone: its open was lost in a crash of PostgreSQL"
-                    + " (delivery.journal-open-commit = asynchronous); this attempt goes uncounted", attemptId,
-                    outcome.code());
-        } catch (JournalWriteException e) {
-            // a second close of the same attempt (the broker adapter's release) keeps the stage the first gave
-            unwritten.merge(attemptId, new UnwrittenClose(outcome, closedAt, stage), (kept, again) ->
-                    again.stage() == null ? new UnwrittenClose(again.outcome(), again.closedAt(), kept.stage()) : again);
-            LOG.warn("attempt {} closed as {} but not written (PostgreSQL unreachable); it is written before the"
-                    + " next death count", attemptId, outcome.code());
-        }
-    }
-
-    /** @param stage the stage to close at, or null: the one it last entered, if no beat has written it yet */
-    private void writeClose(long attemptId, AttemptOutcome outcome, Instant closedAt, String stage) {
-        StageMark mark = stage != null ? new StageMark(stage, closedAt) : marks.get(attemptId);
-        String sql = "UPDATE attempt_journal SET outcome = ?, closed_at = ?, stage = coalesce(?, stage),"
-                + " stage_at = coalesce(?, stage_at) WHERE attempt_id = ?";
-        try {
-            if (jdbc.update(sql, outcome.code(), closedAt, mark == null ? null : mark.stage(),
-                    mark == null ? null : mark.at(), attemptId) == 0) {
-                throw new NoSuchElementException("no journalled attempt with id " + attemptId);
-            }
-        } catch (SQLException e) {
-            throw failure("attempt " + attemptId + " was not closed", e);
-        }
-    }
-
-    /**
-     * Writes the closes kept while the database was unreachable. Throws if one still cannot be written:
-     * deaths are not counted before every close this process knows of is in the table.
-     */
-    private void writeUnwrittenCloses() {
-        for (Map.Entry<Long, UnwrittenClose> e : unwritten.entrySet()) {
-            try {
-                writeClose(e.getKey(), e.getValue().outcome(), e.getValue().closedAt(), e.getValue().stage());
-            } catch (NoSuchElementException gone) {
-                // nothing left to close
-            }
-            unwritten.remove(e.getKey(), e.getValue());
-            live.remove(e.getKey());
-            marks.remove(e.getKey());
-        }
+        closing.close(attemptId, AttemptOutcome.RELEASED, RECORD_NOT_WRITTEN_STAGE);
     }
 
     /**
@@ -429,10 +240,7 @@ public final class AttemptJournal {
      * @param attemptId an id from {@link #open}
      */
     public void forget(long attemptId) {
-        if (!unwritten.containsKey(attemptId)) {
-            live.remove(attemptId);
-            marks.remove(attemptId);
-        }
+        leases.forget(attemptId);
     }
 
     /**
@@ -445,46 +253,12 @@ public final class AttemptJournal {
      *     than a few heartbeat intervals survives a short outage)
      */
     public int renewLeases() {
-        writeUnwrittenCloses();
-        if (live.isEmpty()) {
-            return 0;
-        }
-        Long[] ids = live.toArray(Long[]::new);
-        String[] stages = new String[ids.length];
-        String[] stageAts = new String[ids.length];
-        Map<Long, StageMark> sent = new java.util.HashMap<>();
-        for (int i = 0; i < ids.length; i++) {
-            StageMark mark = marks.get(ids[i]);
-            if (mark != null) {
-                stages[i] = mark.stage();
-                stageAts[i] = mark.at().toString();
-                sent.put(ids[i], mark);
-            }
-        }
-        // one statement for every live attempt: the lease, and the stage each entered since the last beat. A row
-        // locked right now is being closed by its outcome's statement (index write, quarantine record): skipped,
-        // so the beat never waits for, nor deadlocks with, a transaction that closes an attempt
-        String sql = """
-                UPDATE attempt_journal a SET lease_until = clock_timestamp() + ? * interval '1 millisecond',
-                    stage = coalesce(m.stage, a.stage), stage_at = coalesce(m.stage_at::timestamptz, a.stage_at)
-                FROM unnest(?::bigint[], ?::text[], ?::text[]) AS m(attempt_id, stage, stage_at)
-                WHERE a.attempt_id = m.attempt_id AND a.attempt_id IN (
-                    SELECT attempt_id FROM attempt_journal WHERE attempt_id = ANY (?::bigint[]) AND closed_at IS NULL
-                    FOR UPDATE SKIP LOCKED)
-                """;
-        try {
-            int renewed = jdbc.update(sql, lease.duration().toMillis(), ids, stages, stageAts, ids);
-            // a mark entered meanwhile stays for the next beat
-            sent.forEach(marks::remove);
-            return renewed;
-        } catch (SQLException e) {
-            throw failure("the leases of " + ids.length + " live attempt(s) were not renewed", e);
-        }
+        return leases.renew();
     }
 
     /** @return attempts whose lease this process renews (open ones, and closes not yet written) */
     public int liveInThisProcess() {
-        return live.size();
+        return leases.live();
     }
 
     /**
@@ -495,16 +269,6 @@ public final class AttemptJournal {
      */
     public void close(long attemptId, String outcome) {
         close(attemptId, AttemptOutcome.fromCode(outcome));
-    }
-
-    private void update(long attemptId, String sql, String value) {
-        try {
-            if (jdbc.update(sql, value, now(), attemptId) == 0) {
-                throw new NoSuchElementException("no journalled attempt with id " + attemptId);
-            }
-        } catch (SQLException e) {
-            throw failure("attempt " + attemptId + " was not updated", e);
-        }
     }
 
     /**
@@ -542,29 +306,7 @@ public final class AttemptJournal {
      * @throws JournalWriteException if the database fails
      */
     public OpenAttempts openAttempts(String deliveryKey) {
-        writeUnwrittenCloses();
-        String sql = """
-                WITH open AS (
-                    SELECT attempt_id, stage, started_at,
-                           coalesce(lease_until > clock_timestamp(), false) AS live
-                    FROM attempt_journal WHERE delivery_key = ? AND closed_at IS NULL)
-                SELECT (SELECT array_agg(attempt_id ORDER BY attempt_id) FROM open WHERE live) AS live,
-                       (SELECT count(*) FROM open WHERE NOT live) AS deaths, d.stage, d.started_at
-                FROM (SELECT 1) one LEFT JOIN LATERAL (
-                    SELECT stage, started_at FROM open WHERE NOT live
-                    ORDER BY started_at DESC, attempt_id DESC LIMIT 1) d ON true
-                """;
-        try {
-            return jdbc.queryFirst(sql, rs -> {
-                java.sql.Array ids = rs.getArray("live");
-                List<Long> live = ids == null ? List.of() : List.of((Long[]) ids.getArray());
-                int deaths = rs.getInt("deaths");
-                return new OpenAttempts(live, deaths == 0 ? Deaths.NONE
-                        : new Deaths(deaths, rs.getString("stage"), SqlTime.get(rs, "started_at")));
-            }, deliveryKey).orElse(OpenAttempts.NONE);
-        } catch (SQLException e) {
-            throw failure("open attempts of delivery " + deliveryKey + " could not be read", e);
-        }
+        return reads.openAttempts(deliveryKey);
     }
 
     /**
@@ -574,16 +316,7 @@ public final class AttemptJournal {
      * @throws JournalWriteException if the database fails
      */
     public boolean settledAny(Collection<Long> attemptIds) {
-        if (attemptIds.isEmpty()) {
-            return false;
-        }
-        String sql = "SELECT count(*) FROM attempt_journal WHERE attempt_id = ANY (?)"
-                + " AND outcome IN ('indexed', 'skipped', 'quarantined', 'skipped_by_policy')";
-        try {
-            return jdbc.queryFirst(sql, rs -> rs.getLong(1), (Object) attemptIds.toArray(Long[]::new)).orElse(0L) > 0;
-        } catch (SQLException e) {
-            throw failure("outcomes of attempts " + attemptIds + " could not be read", e);
-        }
+        return reads.settledAny(attemptIds);
     }
 
     /**
@@ -594,21 +327,6 @@ public final class AttemptJournal {
      * @throws JournalWriteException if the database fails
      */
     public int attempts(String deliveryKey) {
-        String sql = "SELECT count(*) FROM attempt_journal WHERE delivery_key = ?"
-                + " AND " + COUNTED_DELIVERY;
-        try {
-            return jdbc.queryFirst(sql, rs -> rs.getInt(1), deliveryKey).orElse(0);
-        } catch (SQLException e) {
-            throw failure("attempts of delivery " + deliveryKey + " could not be read", e);
-        }
-    }
-
-    private Instant now() {
-        return clock.instant().truncatedTo(ChronoUnit.MICROS);
-    }
-
-    private static JournalWriteException failure(String what, SQLException e) {
-        return new JournalWriteException(what + " (" + SqlFailure.describe(e)
-                + "); do not start or acknowledge the message, pause consumption until PostgreSQL answers again", e);
+        return reads.attempts(deliveryKey);
     }
 }

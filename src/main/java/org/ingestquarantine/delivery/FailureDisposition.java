@@ -5,12 +5,9 @@ import org.apache.camel.Exchange;
 import org.ingestquarantine.failure.Classification;
 import org.ingestquarantine.failure.ErrorClass;
 import org.ingestquarantine.failure.RedeliveryPolicies;
-import org.ingestquarantine.failure.RedeliveryPolicy;
 import org.ingestquarantine.failure.ServiceUnreachableException;
 import org.ingestquarantine.failure.ShutdownException;
 import org.ingestquarantine.failure.TransientException;
-import org.ingestquarantine.pipeline.IngestMessage;
-import org.ingestquarantine.pipeline.LogSafe;
 import org.ingestquarantine.pipeline.PipelineKeys;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,6 +35,10 @@ import org.slf4j.LoggerFactory;
  * <p>The delivery count has one meaning everywhere: deliveries so far counting the current one, from
  * {@link PipelineKeys#DELIVERY_COUNT}. A class with {@code retries} r is quarantined on delivery r + 1, route
  * faults not counted.
+ *
+ * <p>The decision is made of parts, one job each: {@link DeliveryCounts} (the count, and its charged part),
+ * {@link FailureCharge} (charged to the document? budget spent?) and {@link ReleaseBackoff} (the wait before the
+ * redelivery); this class decides, marks the exchange and logs.
  */
 public final class FailureDisposition {
 
@@ -47,18 +48,10 @@ public final class FailureDisposition {
     public static final String RELEASE = "release";
 
     private static final Logger LOG = LoggerFactory.getLogger(FailureDisposition.class);
-    /**
-     * Exchange property set once the broker's count could not be read for this delivery: it is not asked again
-     * (each ask waits out the pool's connection timeout while the database is down).
-     */
-    private static final String COUNT_UNREAD = "iqDeliveryCountUnread";
 
-    private final RedeliveryPolicies policies;
     private final ClassifyFailure classification;
-    private final InFlightAttempts inFlight;
-    /** Counts a delivery whose count is not on the exchange yet (Kafka, failed before admission); may be null. */
-    private final BrokerAdapter broker;
-    private final Duration routeFaultHold;
+    private final FailureCharge charge;
+    private final ReleaseBackoff backoff;
 
     /**
      * A disposition for a process whose attempts are never abandoned (tests of single routes).
@@ -94,11 +87,10 @@ public final class FailureDisposition {
      */
     public FailureDisposition(RedeliveryPolicies policies, ClassifyFailure classification, InFlightAttempts inFlight,
                               BrokerAdapter broker, Duration routeFaultHold) {
-        this.policies = policies;
+        DeliveryCounts counts = new DeliveryCounts(broker);
         this.classification = classification;
-        this.inFlight = inFlight;
-        this.broker = broker;
-        this.routeFaultHold = routeFaultHold;
+        this.charge = new FailureCharge(policies, classification, inFlight, counts);
+        this.backoff = new ReleaseBackoff(policies, counts, charge, routeFaultHold);
     }
 
     /**
@@ -110,14 +102,7 @@ public final class FailureDisposition {
      *     for one whose service could not be reached and for a fault of our own route
      */
     public boolean budgetSpent(Exchange exchange) {
-        if (!chargedToDocument(exchange)) {
-            return false;
-        }
-        Integer count = chargedCount(exchange);
-        if (count == null) {
-            return classification.of(exchange).errorClass() != ErrorClass.TRANSIENT;
-        }
-        return policy(exchange).isExhausted(count);
+        return charge.budgetSpent(exchange);
     }
 
     /**
@@ -127,9 +112,7 @@ public final class FailureDisposition {
      *     fault of our own route
      */
     public boolean chargedToDocument(Exchange exchange) {
-        Classification c = classification.of(exchange);
-        return !stoppedByShutdown(exchange) && ServiceUnreachableException.in(c.cause()) == null
-                && c.errorClass().chargedToDocument();
+        return charge.chargedToDocument(exchange);
     }
 
     /**
@@ -143,41 +126,39 @@ public final class FailureDisposition {
      */
     public void decide(Exchange exchange) {
         Classification c = classification.of(exchange);
-        if (stoppedByShutdown(exchange)) {
+        if (charge.stoppedByShutdown(exchange)) {
             // the class's back-off still applies: a receive already waiting in this process (an SQS long poll)
             // must not take the message straight back
-            Duration delay = policies.forClass(ErrorClass.TRANSIENT).backoffBefore(count(exchange));
+            Duration delay = backoff.transientBackoff(exchange);
             exchange.setProperty(PipelineKeys.DISPOSITION, RELEASE);
             exchange.setProperty(PipelineKeys.BACKOFF, delay);
             LOG.info("{} cut short at {} by the shutdown; delivery {} back on the queue in {} ms, never quarantined"
-                    + " for it", who(exchange), exchange.getProperty(PipelineKeys.STAGE, String.class),
+                    + " for it", DeliveryCounts.who(exchange), exchange.getProperty(PipelineKeys.STAGE, String.class),
                     exchange.getProperty(PipelineKeys.DELIVERY_COUNT), delay.toMillis());
             return;
         }
         if (!c.errorClass().chargedToDocument()) {
             exchange.setProperty(PipelineKeys.DISPOSITION, RELEASE);
-            exchange.setProperty(PipelineKeys.BACKOFF, routeFaultHold);
+            exchange.setProperty(PipelineKeys.BACKOFF, backoff.routeFaultHold());
             LOG.info("{} failed at {}: {}/{} ({}), a fault of our own route, not the document's; delivery {} back on"
-                    + " the queue in {} ms, never quarantined for it, no retry spent", who(exchange),
+                    + " the queue in {} ms, never quarantined for it, no retry spent", DeliveryCounts.who(exchange),
                     exchange.getProperty(PipelineKeys.STAGE, String.class), c.errorClass().code(), c.reasonCode(),
                     c.cause().getClass().getSimpleName(), exchange.getProperty(PipelineKeys.DELIVERY_COUNT),
-                    routeFaultHold.toMillis());
+                    backoff.routeFaultHold().toMillis());
             return;
         }
         boolean quarantine = budgetSpent(exchange);
         ServiceUnreachableException down = ServiceUnreachableException.in(c.cause());
         exchange.setProperty(PipelineKeys.DISPOSITION, quarantine ? QUARANTINE : RELEASE);
-        Integer charged = chargedCount(exchange);
-        Duration delay = quarantine ? Duration.ZERO
-                : atLeastRetryAfter(c, policy(exchange).backoffBefore(charged == null ? 1 : charged));
+        Duration delay = quarantine ? Duration.ZERO : backoff.afterFailure(c, exchange);
         if (!quarantine) {
             exchange.setProperty(PipelineKeys.BACKOFF, delay);
         }
-        LOG.info("{} failed at {}: {}/{} ({}); {}; {}", who(exchange),
+        LOG.info("{} failed at {}: {}/{} ({}); {}; {}", DeliveryCounts.who(exchange),
                 exchange.getProperty(PipelineKeys.STAGE, String.class), c.errorClass().code(), c.reasonCode(),
                 c.cause().getClass().getSimpleName(),
                 deliveryOf(exchange.getProperty(PipelineKeys.DELIVERY_COUNT, Integer.class),
-                        policy(exchange).maxDeliveries(), c.errorClass()),
+                        charge.policy(exchange).maxDeliveries(), c.errorClass()),
                 quarantine ? "quarantining" : "back on the queue in " + delay.toMillis() + " ms"
                         + (down == null ? "" : ", never quarantined for " + down.setting() + " being unreachable"));
     }
@@ -213,88 +194,10 @@ public final class FailureDisposition {
      */
     public void recordNotWritten(Exchange exchange) {
         exchange.setProperty(PipelineKeys.RECORD_NOT_WRITTEN, Boolean.TRUE);
-        Duration delay = policies.forClass(ErrorClass.TRANSIENT).backoffBefore(count(exchange));
+        Duration delay = backoff.transientBackoff(exchange);
         exchange.setProperty(PipelineKeys.BACKOFF, delay);
         Throwable failure = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
-        LOG.warn("{}: quarantine record not written ({}); not acknowledged, back on the queue in {} ms", who(exchange),
-                failure == null ? "unknown" : failure.getClass().getSimpleName(), delay.toMillis());
-    }
-
-    /**
-     * @return {@code backoff}, or the wait the failure's {@link TransientException#retryAfter() Retry-After} asked
-     *     for when that is longer, capped at the class's {@code backoff-max-ms}
-     */
-    private Duration atLeastRetryAfter(Classification c, Duration backoff) {
-        if (!(c.cause() instanceof TransientException t) || t.retryAfter().isEmpty()) {
-            return backoff;
-        }
-        Duration asked = t.retryAfter().get();
-        Duration max = policies.forClass(c.errorClass()).maxBackoff();
-        Duration wait = asked.compareTo(max) > 0 ? max : asked;
-        return wait.compareTo(backoff) > 0 ? wait : backoff;
-    }
-
-    /** @return whether this process stopping cut the delivery short */
-    private boolean stoppedByShutdown(Exchange exchange) {
-        if (inFlight.isAbandoned(exchange)) {
-            return true;
-        }
-        for (Throwable t = classification.of(exchange).cause(); t != null; t = t.getCause()) {
-            if (t instanceof ShutdownException) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private RedeliveryPolicy policy(Exchange exchange) {
-        return policies.forClass(classification.of(exchange).errorClass());
-    }
-
-    private int count(Exchange exchange) {
-        Integer count = knownCount(exchange);
-        return count == null ? 1 : count;
-    }
-
-    /**
-     * @return the delivery count less the earlier deliveries a route fault released or a storm pause handed back, at
-     *     least 1; null if unknown
-     */
-    private Integer chargedCount(Exchange exchange) {
-        Integer count = knownCount(exchange);
-        if (count == null) {
-            return null;
-        }
-        int uncharged = exchange.getProperty(PipelineKeys.PIPELINE_FAULTS, 0, Integer.class)
-                + exchange.getProperty(PipelineKeys.STORM_PAUSES, 0, Integer.class);
-        return Math.max(1, count - uncharged);
-    }
-
-    /**
-     * @return the delivery count on the exchange; if there is none yet (Kafka, failed before admission), the
-     *     broker's, read once per delivery and kept on the exchange; null if it cannot be read (database
-     *     unreachable: not asked again for this delivery) or there is no key
-     */
-    private Integer knownCount(Exchange exchange) {
-        Integer count = exchange.getProperty(PipelineKeys.DELIVERY_COUNT, Integer.class);
-        if (count != null || broker == null || exchange.getProperty(PipelineKeys.DELIVERY_KEY) == null
-                || exchange.getProperty(COUNT_UNREAD) != null) {
-            return count;
-        }
-        try {
-            count = broker.deliveryCount(exchange);
-        } catch (RuntimeException e) {
-            LOG.warn("{}: delivery count not read ({})", who(exchange), e.getClass().getSimpleName());
-            exchange.setProperty(COUNT_UNREAD, Boolean.TRUE);
-            return null;
-        }
-        exchange.setProperty(PipelineKeys.DELIVERY_COUNT, count);
-        return count;
-    }
-
-    private static String who(Exchange exchange) {
-        IngestMessage message = exchange.getProperty(PipelineKeys.MESSAGE, IngestMessage.class);
-        return message == null ? LogSafe.identity(exchange.getProperty(PipelineKeys.DELIVERY_KEY, String.class))
-                : LogSafe.identity(message.source()) + "/" + LogSafe.identity(message.docId());
+        LOG.warn("{}: quarantine record not written ({}); not acknowledged, back on the queue in {} ms",
+                DeliveryCounts.who(exchange), failure == null ? "unknown" : failure.getClass().getSimpleName(), delay.toMillis());
     }
 }

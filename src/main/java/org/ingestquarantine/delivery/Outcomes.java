@@ -1,6 +1,7 @@
 package org.ingestquarantine.delivery;
 
 import org.apache.camel.Exchange;
+import org.apache.camel.ExchangeProperty;
 import org.ingestquarantine.failure.Classification;
 import org.ingestquarantine.failure.ShutdownException;
 import org.ingestquarantine.ingest.FetchedDocument;
@@ -111,28 +112,33 @@ public final class Outcomes {
     }
 
     /**
-     * @param exchange a delivery handed back to the broker for a later redelivery; closed as
-     *     {@link AttemptOutcome#PIPELINE_FAULT} when a fault of our own route failed it, as
-     *     {@link AttemptOutcome#STORM_PAUSED} when its source was paused ({@link SourcePausedException}): no budget
-     *     counts either; closed as the same delivery to be tried again when its quarantine record could not be written
-     *     ({@link AttemptJournal#closeRecordNotWritten})
+     * A delivery handed back to the broker for a later redelivery: its attempt is closed as
+     * {@link AttemptOutcome#PIPELINE_FAULT} when a fault of our own route failed it, as
+     * {@link AttemptOutcome#STORM_PAUSED} when its source was paused ({@link SourcePausedException}): no budget counts
+     * either; as the same delivery to be tried again when its quarantine record could not be written
+     * ({@link AttemptJournal#closeRecordNotWritten}); else as released. Bound by Camel from the exchange's properties.
+     *
+     * @param caught the failure the error handler caught ({@link Exchange#EXCEPTION_CAUGHT}), or null
+     * @param recordNotWritten {@link PipelineKeys#RECORD_NOT_WRITTEN}, or null
+     * @param attemptId the delivery's open attempt ({@link PipelineKeys#ATTEMPT_ID}), or null when none was opened
+     * @param failure the failure's classification ({@link PipelineKeys#FAILURE}), or null
      */
-    public void released(Exchange exchange) {
-        if (exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class) instanceof SourcePausedException) {
-            close(exchange, AttemptOutcome.STORM_PAUSED);
+    public void released(@ExchangeProperty(Exchange.EXCEPTION_CAUGHT) Throwable caught,
+                         @ExchangeProperty(PipelineKeys.RECORD_NOT_WRITTEN) Boolean recordNotWritten,
+                         @ExchangeProperty(PipelineKeys.ATTEMPT_ID) Long attemptId,
+                         @ExchangeProperty(PipelineKeys.FAILURE) Classification failure) {
+        if (attemptId == null) {
             return;
         }
-        if (Boolean.TRUE.equals(exchange.getProperty(PipelineKeys.RECORD_NOT_WRITTEN, Boolean.class))) {
+        if (caught instanceof SourcePausedException) {
+            journal.close(attemptId, AttemptOutcome.STORM_PAUSED);
+        } else if (Boolean.TRUE.equals(recordNotWritten)) {
             // decided, not recorded: the next delivery is this one tried again, not another (AttemptJournal)
-            Long attemptId = exchange.getProperty(PipelineKeys.ATTEMPT_ID, Long.class);
-            if (attemptId != null) {
-                journal.closeRecordNotWritten(attemptId);
-            }
-            return;
+            journal.closeRecordNotWritten(attemptId);
+        } else {
+            journal.close(attemptId, failure != null && !failure.errorClass().chargedToDocument()
+                    ? AttemptOutcome.PIPELINE_FAULT : AttemptOutcome.RELEASED);
         }
-        Classification c = exchange.getProperty(PipelineKeys.FAILURE, Classification.class);
-        close(exchange, c != null && !c.errorClass().chargedToDocument() ? AttemptOutcome.PIPELINE_FAULT
-                : AttemptOutcome.RELEASED);
     }
 
     /** @throws ShutdownException when a shutdown abandoned this delivery's attempt (released it already) */

@@ -6,8 +6,10 @@ import java.time.temporal.ChronoUnit;
 import java.util.Objects;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
-import org.ingestquarantine.db.Jdbc;
 import org.ingestquarantine.db.SqlFailure;
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.core.RowCallbackHandler;
+import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
 
 /**
  * The documents a route skipped by policy (table {@code skipped_documents}, V21): one statement closes the
@@ -21,7 +23,9 @@ public final class PolicySkips {
     public static final String REASON_FORM = "[a-z][a-z0-9_.-]{0,39}";
     private static final Pattern REASON = Pattern.compile(REASON_FORM);
 
-    private final Jdbc jdbc;
+    private static final String RECORD = SpringSql.load("policy-skip.sql");
+
+    private final NamedParameterJdbcTemplate jdbc;
     private final Clock clock;
     private final AttemptJournal journal;
 
@@ -31,7 +35,7 @@ public final class PolicySkips {
      * @param journal the journal whose attempt the statement closes (its unwritten stage goes with the close)
      */
     public PolicySkips(DataSource dataSource, Clock clock, AttemptJournal journal) {
-        this.jdbc = new Jdbc(dataSource);
+        this.jdbc = new NamedParameterJdbcTemplate(SpringSql.template(dataSource));
         this.clock = Objects.requireNonNull(clock, "clock");
         this.journal = Objects.requireNonNull(journal, "journal");
     }
@@ -67,30 +71,19 @@ public final class PolicySkips {
      * @throws java.util.NoSuchElementException if there is no such attempt
      */
     public void record(long attemptId, Skip skip) {
-        String sql = """
-                WITH closed AS (
-                    UPDATE attempt_journal SET outcome = 'skipped_by_policy', closed_at = ?,
-                        stage = coalesce(?, stage), stage_at = coalesce(?, stage_at)
-                    WHERE attempt_id = ? RETURNING attempt_id, closed_at
-                )
-                INSERT INTO skipped_documents (source, doc_id, source_version, payload_sha256, reason, attempt_id,
-                    skipped_at)
-                SELECT ?, ?, ?, ?, ?, attempt_id, closed_at FROM closed
-                ON CONFLICT (source, doc_id) DO UPDATE SET source_version = excluded.source_version,
-                    payload_sha256 = excluded.payload_sha256, reason = excluded.reason,
-                    attempt_id = excluded.attempt_id, skipped_at = excluded.skipped_at
-                """;
         java.time.Instant now = clock.instant().truncatedTo(ChronoUnit.MICROS);
         String stage = journal.unwrittenStage(attemptId).orElse(null);
         try {
-            if (jdbc.update(sql, now, stage, stage == null ? null : now, attemptId, skip.source(), skip.docId(),
-                    skip.sourceVersion(), skip.sha256(), skip.reason()) == 0) {
+            if (jdbc.update(RECORD, SpringSql.params("closedAt", now, "stage", stage, "stageAt", stage == null ? null : now,
+                    "attemptId", attemptId, "source", skip.source(), "docId", skip.docId(),
+                    "sourceVersion", skip.sourceVersion(), "sha256", skip.sha256(), "reason", skip.reason())) == 0) {
                 throw new java.util.NoSuchElementException("no journalled attempt with id " + attemptId);
             }
-        } catch (SQLException e) {
+        } catch (DataAccessException e) {
+            SQLException cause = SpringSql.sqlException(e);
             throw new JournalWriteException("the skip of attempt " + attemptId + " was not recorded ("
-                    + SqlFailure.describe(e) + "); the message is not acknowledged, pause consumption until"
-                    + " PostgreSQL answers again", e);
+                    + SqlFailure.describe(cause) + "); the message is not acknowledged, pause consumption until"
+                    + " PostgreSQL answers again", cause);
         }
         journal.closedByOutcome(attemptId);
     }
@@ -103,11 +96,12 @@ public final class PolicySkips {
     public java.util.Map<String, String> reasons(String source) {
         java.util.Map<String, String> reasons = new java.util.HashMap<>();
         try {
-            jdbc.query("SELECT doc_id, reason FROM skipped_documents WHERE source = ?",
-                    rs -> reasons.put(rs.getString(1), rs.getString(2)), source);
-        } catch (SQLException e) {
+            jdbc.getJdbcOperations().query("SELECT doc_id, reason FROM skipped_documents WHERE source = ?",
+                    (RowCallbackHandler) rs -> reasons.put(rs.getString(1), rs.getString(2)), SpringSql.args(source));
+        } catch (DataAccessException e) {
+            SQLException cause = SpringSql.sqlException(e);
             throw new JournalWriteException("the skipped documents of a source could not be read ("
-                    + SqlFailure.describe(e) + ")", e);
+                    + SqlFailure.describe(cause) + ")", cause);
         }
         return reasons;
     }

@@ -13,9 +13,10 @@ import java.util.Optional;
 import java.util.TreeMap;
 import javax.sql.DataSource;
 import org.ingestquarantine.db.DatabaseAccessException;
-import org.ingestquarantine.db.Jdbc;
 import org.ingestquarantine.db.SqlFailure;
 import org.ingestquarantine.db.SqlTime;
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
 
 /**
  * The sources the failure-storm breaker paused, table {@code storm_pause} (schema V27), shared by every consumer and
@@ -63,7 +64,9 @@ public final class SourcePauses {
     private static final String COLUMNS = "pause_id, source, error_fingerprint, error_class, reason_code, failed,"
             + " deliveries, storm_began_at, paused_at, paused_by, resumed_at, resumed_by";
 
-    private final Jdbc jdbc;
+    private static final String TRIP = SpringSql.load("storm-pause-trip.sql");
+
+    private final NamedParameterJdbcTemplate jdbc;
     private final Clock clock;
 
     /**
@@ -71,7 +74,7 @@ public final class SourcePauses {
      * @param clock when pauses and resumes happen
      */
     public SourcePauses(DataSource dataSource, Clock clock) {
-        this.jdbc = new Jdbc(dataSource);
+        this.jdbc = new NamedParameterJdbcTemplate(SpringSql.template(dataSource));
         this.clock = Objects.requireNonNull(clock, "clock");
     }
 
@@ -88,42 +91,25 @@ public final class SourcePauses {
      * @return what was found, and the source's open pause
      */
     public Trip trip(Storm storm, String by, Duration knownWithin) {
-        String sql = """
-                WITH cut AS (
-                    SELECT LEAST(?::timestamptz, (SELECT min(storm_began_at) FROM storm_pause
-                                                  WHERE source = ? AND error_fingerprint = ?)) AS before
-                ), known AS (
-                    SELECT max(a.seen_at) AS last_seen
-                    FROM quarantine q JOIN quarantine_attempt a ON a.dlq_id = q.dlq_id, cut
-                    WHERE q.source = ? AND a.error_fingerprint = ? AND a.seen_at < cut.before
-                      AND a.seen_at >= ?::timestamptz - ?::bigint * interval '1 millisecond'
-                ), paused AS (
-                    INSERT INTO storm_pause (source, error_fingerprint, error_class, reason_code, failed, deliveries,
-                                             storm_began_at, paused_at, paused_by)
-                    SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE (SELECT last_seen FROM known) IS NULL
-                    ON CONFLICT (source) WHERE resumed_at IS NULL DO NOTHING
-                    RETURNING pause_id
-                )
-                SELECT (SELECT last_seen FROM known) AS last_seen, (SELECT pause_id FROM paused) AS paused
-                """;
         Instant now = now();
         try {
             Instant[] lastSeen = {null};
-            Long paused = jdbc.queryFirst(sql, rs -> {
+            List<Long> rows = jdbc.query(TRIP, SpringSql.params("began", storm.began(), "source", storm.source(),
+                    "fingerprint", storm.fingerprint(), "knownWithinMs", knownWithin.toMillis(),
+                    "errorClass", storm.errorClass().code(), "reasonCode", storm.reasonCode(), "failed", storm.failed(),
+                    "deliveries", storm.deliveries(), "pausedAt", now, "pausedBy", by), (rs, n) -> {
                 lastSeen[0] = SqlTime.get(rs, "last_seen");
                 long id = rs.getLong("paused");
                 return rs.wasNull() ? null : id;
-            }, storm.began(), storm.source(), storm.fingerprint(), storm.source(), storm.fingerprint(),
-                    storm.began(), knownWithin.toMillis(), storm.source(), storm.fingerprint(),
-                    storm.errorClass().code(), storm.reasonCode(), storm.failed(), storm.deliveries(), storm.began(),
-                    now, by).orElse(null);
+            });
+            Long paused = rows.isEmpty() ? null : rows.get(0);
             if (lastSeen[0] != null) {
                 return new Trip(Verdict.KNOWN, null, lastSeen[0].plus(knownWithin));
             }
             Pause open = open().get(storm.source());
             return new Trip(paused != null ? Verdict.PAUSED : Verdict.ALREADY_PAUSED, open, null);
-        } catch (SQLException e) {
-            throw failure("the pause of source " + storm.source() + " was not written", e);
+        } catch (DataAccessException e) {
+            throw failure("the pause of source " + storm.source() + " was not written", SpringSql.sqlException(e));
         }
     }
 
@@ -160,9 +146,9 @@ public final class SourcePauses {
 
     private List<Pause> read(String what, String sql, List<Object> args) {
         try {
-            return jdbc.query(sql, SourcePauses::pause, args.toArray());
-        } catch (SQLException e) {
-            throw failure(what + " could not be read", e);
+            return jdbc.getJdbcOperations().query(sql, (rs, n) -> pause(rs), SpringSql.args(args.toArray()));
+        } catch (DataAccessException e) {
+            throw failure(what + " could not be read", SpringSql.sqlException(e));
         }
     }
 
