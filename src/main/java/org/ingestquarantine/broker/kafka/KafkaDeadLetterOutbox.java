@@ -9,8 +9,8 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
@@ -22,11 +22,17 @@ import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.header.internals.RecordHeaders;
-import org.ingestquarantine.db.Jdbc;
 import org.ingestquarantine.db.SqlFailure;
 import org.ingestquarantine.quarantine.DeadLetterCopy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.support.JdbcTransactionManager;
+import org.springframework.jdbc.support.SQLExceptionSubclassTranslator;
+import org.springframework.jdbc.support.SQLExceptionTranslator;
+import org.springframework.transaction.TransactionException;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * The dead-letter copies on their way to Kafka (table {@code kafka_dlq_outbox}, migration V8). A copy's row is
@@ -49,7 +55,8 @@ final class KafkaDeadLetterOutbox implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(KafkaDeadLetterOutbox.class);
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private final Jdbc jdbc;
+    private final JdbcTemplate jdbc;
+    private final TransactionTemplate transaction;
     private final Producer<byte[], byte[]> producer;
     private final Duration sendTimeout;
     private final ScheduledExecutorService sender;
@@ -65,7 +72,13 @@ final class KafkaDeadLetterOutbox implements AutoCloseable {
      */
     KafkaDeadLetterOutbox(DataSource dataSource, Producer<byte[], byte[]> producer, Duration sendTimeout,
                           Duration pollInterval) {
-        this.jdbc = new Jdbc(dataSource);
+        // failures translated by SQLSTATE: the default translator would first ask the (maybe unreachable) database its name
+        SQLExceptionTranslator bySqlState = new SQLExceptionSubclassTranslator();
+        this.jdbc = new JdbcTemplate(dataSource);
+        jdbc.setExceptionTranslator(bySqlState);
+        JdbcTransactionManager transactions = new JdbcTransactionManager(dataSource);
+        transactions.setExceptionTranslator(bySqlState);
+        this.transaction = new TransactionTemplate(transactions);
         this.producer = producer;
         this.sendTimeout = sendTimeout;
         this.sender = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -84,8 +97,9 @@ final class KafkaDeadLetterOutbox implements AutoCloseable {
     }
 
     /** @return rows not yet sent */
-    long pending() throws SQLException {
-        return jdbc.queryFirst("SELECT count(*) FROM kafka_dlq_outbox", rs -> rs.getLong(1)).orElse(0L);
+    long pending() {
+        Long rows = jdbc.queryForObject("SELECT count(*) FROM kafka_dlq_outbox", Long.class);
+        return rows == null ? 0 : rows;
     }
 
     /** One round: sends and deletes rows, oldest first, until none is left or one fails. */
@@ -98,12 +112,11 @@ final class KafkaDeadLetterOutbox implements AutoCloseable {
                 failing = false;
                 LOG.info("dead-letter copies sent again; the outbox is empty");
             }
-        } catch (SQLException | KafkaException | ExecutionException | TimeoutException e) {
+        } catch (DataAccessException | TransactionException | KafkaException | ExecutionException | TimeoutException e) {
             if (!failing) {
                 failing = true;
                 LOG.warn("dead-letter copy not sent ({}); it stays in kafka_dlq_outbox and is sent when Kafka and"
-                        + " PostgreSQL answer", e instanceof SQLException sql ? SqlFailure.describe(sql)
-                        : e.getClass().getSimpleName());
+                        + " PostgreSQL answer", describe(e));
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -113,17 +126,17 @@ final class KafkaDeadLetterOutbox implements AutoCloseable {
     }
 
     /** @return whether a row was sent (false: none left) */
-    private boolean sendOldest() throws SQLException, InterruptedException, ExecutionException, TimeoutException {
+    private boolean sendOldest() throws InterruptedException, ExecutionException, TimeoutException {
         // rows Kafka acknowledged whose delete was lost with the database: deleted now, never sent again
         for (Iterator<Long> sent = sentNotDeleted.iterator(); sent.hasNext(); ) {
             jdbc.update("DELETE FROM kafka_dlq_outbox WHERE outbox_id = ?", sent.next());
             sent.remove();
         }
         try {
-            boolean sent = jdbc.inTransaction(c -> {
-                Optional<Map.Entry<Long, DeadLetterCopy>> row = Jdbc.queryFirst(c, "SELECT outbox_id, topic, record_key, record_value,"
+            boolean sent = Boolean.TRUE.equals(transaction.execute(status -> {
+                List<Map.Entry<Long, DeadLetterCopy>> row = jdbc.query("SELECT outbox_id, topic, record_key, record_value,"
                         + " headers::text AS headers FROM kafka_dlq_outbox ORDER BY outbox_id LIMIT 1 FOR UPDATE SKIP LOCKED",
-                        rs -> Map.entry(rs.getLong("outbox_id"), new DeadLetterCopy(rs.getString("topic"), rs.getBytes("record_key"),
+                        (rs, n) -> Map.entry(rs.getLong("outbox_id"), new DeadLetterCopy(rs.getString("topic"), rs.getBytes("record_key"),
                                 rs.getBytes("record_value"), headers(rs.getString("headers")))));
                 if (row.isEmpty()) {
                     return false;
@@ -132,16 +145,16 @@ final class KafkaDeadLetterOutbox implements AutoCloseable {
                 // before the send sends nothing (the row stays); one lost between the ack and the commit leaves the
                 // row, which this process then deletes unsent (sentNotDeleted); only a process that dies there
                 // leaves it to be sent twice (consumers of the dead-letter topic can tell, see KafkaDeadLetters)
-                Jdbc.update(c, "DELETE FROM kafka_dlq_outbox WHERE outbox_id = ?", row.get().getKey());
+                jdbc.update("DELETE FROM kafka_dlq_outbox WHERE outbox_id = ?", row.get(0).getKey());
                 try {
-                    send(row.get().getValue());
+                    send(row.get(0).getValue());
                 } catch (InterruptedException | ExecutionException | TimeoutException e) {
                     throw new SendFailed(e);
                 }
                 // kept until the delete is known to have committed (a commit lost with the database leaves it)
-                sentNotDeleted.add(row.get().getKey());
+                sentNotDeleted.add(row.get(0).getKey());
                 return true;
-            });
+            }));
             sentNotDeleted.clear();
             return sent;
         } catch (SendFailed e) {
@@ -168,6 +181,16 @@ final class KafkaDeadLetterOutbox implements AutoCloseable {
         SendFailed(Throwable cause) {
             super(cause);
         }
+    }
+
+    /** @return the failure in one line safe to log: a database failure by {@link SqlFailure}, else its type */
+    private static String describe(Exception e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SQLException sql) {
+                return SqlFailure.describe(sql);
+            }
+        }
+        return e.getClass().getSimpleName();
     }
 
     private static Map<String, String> headers(String json) {

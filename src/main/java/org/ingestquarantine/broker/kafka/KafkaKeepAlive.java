@@ -13,7 +13,7 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 
 /**
  * The ingest consumer's Kafka client factory (endpoint option {@code kafkaClientFactory=#kafkaKeepAlive}):
- * hands camel-kafka {@link KeepAliveConsumer}s and, every heartbeat interval, lets each one whose thread is
+ * hands camel-kafka {@link KeepAliveConsumer}s' consumers and, every heartbeat interval, lets each one whose thread is
  * busy with a record poll with its partitions paused. So one document may take longer than
  * {@code max.poll.interval.ms} without its consumer leaving the group: it is processed once, its partition
  * is not handed to another consumer meanwhile, and the records behind it follow. The interval is
@@ -57,9 +57,9 @@ public final class KafkaKeepAlive extends DefaultKafkaClientFactory implements A
             throw new IllegalArgumentException("the ingest consumer needs maxPollRecords=1, was " + maxPollRecords);
         }
         @SuppressWarnings("unchecked")
-        KeepAliveConsumer<?, ?> consumer = new KeepAliveConsumer<>(super.getConsumer(props));
+        KeepAliveConsumer<?, ?> consumer = KeepAliveConsumer.around(super.getConsumer(props));
         consumers.add(consumer);
-        return consumer;
+        return consumer.consumer();
     }
 
     private void beat(Duration interval) {

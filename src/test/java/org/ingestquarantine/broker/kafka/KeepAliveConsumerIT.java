@@ -56,12 +56,12 @@ class KeepAliveConsumerIT {
     @Test
     void shouldKeepASlowConsumerInItsGroupAndHandOverTheRecordBehind() throws Exception {
         String topic = publishTwo("kept");
-        KeepAliveConsumer<String, String> consumer = new KeepAliveConsumer<>(consumer("kept"));
+        KeepAliveConsumer<String, String> keepAlive = KeepAliveConsumer.around(consumer("kept"));
         ScheduledExecutorService beats = Executors.newSingleThreadScheduledExecutor();
-        try (consumer) {
+        try (Consumer<String, String> consumer = keepAlive.consumer()) {
             ConsumerRecord<String, String> first = firstRecord(consumer, topic);
             int generation = consumer.groupMetadata().generationId();
-            beats.scheduleWithFixedDelay(() -> consumer.keepAlive(Duration.ofMillis(500)), 250, 250, TimeUnit.MILLISECONDS);
+            beats.scheduleWithFixedDelay(() -> keepAlive.keepAlive(Duration.ofMillis(500)), 250, 250, TimeUnit.MILLISECONDS);
             Thread.sleep(WORK.toMillis());
 
             consumer.commitSync(Map.of(new TopicPartition(topic, 0), new OffsetAndMetadata(first.offset() + 1)));
@@ -78,7 +78,7 @@ class KeepAliveConsumerIT {
     void shouldReadAnUncommittedRecordAgainOnTheSameConsumerAndThenTheOneBehind() throws Exception {
         String topic = publishTwo("rewound");
         TopicPartition partition = new TopicPartition(topic, 0);
-        try (KeepAliveConsumer<String, String> consumer = new KeepAliveConsumer<>(consumer("rewound"))) {
+        try (Consumer<String, String> consumer = KeepAliveConsumer.around(consumer("rewound")).consumer()) {
             ConsumerRecord<String, String> first = firstRecord(consumer, topic);
             int generation = consumer.groupMetadata().generationId();
 
@@ -114,7 +114,7 @@ class KeepAliveConsumerIT {
         TopicPartition partition = new TopicPartition(topic, 0);
         ScheduledExecutorService joiner = Executors.newSingleThreadScheduledExecutor();
         Consumer<String, String> second = consumer("refused");
-        try (KeepAliveConsumer<String, String> consumer = new KeepAliveConsumer<>(consumer("refused"))) {
+        try (Consumer<String, String> consumer = KeepAliveConsumer.around(consumer("refused")).consumer()) {
             ConsumerRecord<String, String> record = firstRecord(consumer, topic);
             java.util.List<Long> seen = new java.util.ArrayList<>();
             long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
