@@ -20,7 +20,7 @@ import org.postgresql.util.PGobject;
 
 /**
  * A SQL text with named parameters in camel-sql's syntax ({@code :#name}), turned into JDBC's positional
- * form, so that one versioned SQL file serves both a {@code sql:} endpoint and Java code ({@link Jdbc}).
+ * form, so that one versioned SQL file serves both a {@code sql:} endpoint and Java code ({@code quarantine.RecordStatement}).
  * Line comments ({@code --}) are dropped.
  *
  * <p>A parameter written {@code CAST(:#name AS type)} has a declared type, and {@link #bind} sends it, null or

@@ -19,7 +19,7 @@ import org.springframework.jdbc.support.SQLExceptionSubclassTranslator;
 /**
  * What the delivery package's Spring JDBC code shares: a {@link JdbcTemplate} that translates a failure without
  * asking the database anything (the default translator reads the database's metadata on a first failure: one more
- * connection attempt while PostgreSQL is down), arguments bound as {@code db.Jdbc} binds them, the driver's
+ * connection attempt while PostgreSQL is down), arguments bound as the stores bind them (db/SpringJdbc), the driver's
  * {@link SQLException} taken back out of Spring's exception (callers keep their SQLSTATE and message), and SQL
  * resources next to the code ({@code org/ingestquarantine/delivery/*.sql}).
  */
@@ -58,7 +58,7 @@ final class SpringSql {
 
     /**
      * @param args positional arguments
-     * @return them as {@code db.Jdbc} binds them: null as SQL NULL of no type ({@link Types#NULL}, never a
+     * @return them as the stores bind them (db/SpringJdbc): null as SQL NULL of no type ({@link Types#NULL}, never a
      *     metadata read to find one), an {@link Instant} as {@code timestamptz}, anything else as itself
      */
     static Object[] args(Object... args) {
@@ -90,7 +90,7 @@ final class SpringSql {
 
     /**
      * @param e what the template threw
-     * @return the driver's (or the pool's) exception it carries, as {@code db.Jdbc} would have thrown it
+     * @return the driver's (or the pool's) exception it carries, as the stores throw it
      * @throws DataAccessException {@code e} itself when it carries none (no statement failed: a bug of ours)
      */
     static SQLException sqlException(DataAccessException e) {

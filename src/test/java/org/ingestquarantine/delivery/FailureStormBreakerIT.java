@@ -22,7 +22,7 @@ import org.apache.camel.Exchange;
 import org.apache.camel.impl.DefaultCamelContext;
 import org.apache.camel.support.DefaultExchange;
 import org.ingestquarantine.db.DatabaseUnavailableException;
-import org.ingestquarantine.db.Jdbc;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.ingestquarantine.failure.ErrorClass;
 import org.ingestquarantine.failure.ErrorFingerprint;
 import org.ingestquarantine.failure.PermanentInputException;
@@ -64,7 +64,7 @@ class FailureStormBreakerIT extends PostgresTestBase {
 
     @BeforeEach
     void emptyPauses() throws SQLException {
-        new Jdbc(dataSource()).update("TRUNCATE storm_pause");
+        new JdbcTemplate(dataSource()).update("TRUNCATE storm_pause");
         pauses = new SourcePauses(dataSource(), Clock.systemUTC());
     }
 

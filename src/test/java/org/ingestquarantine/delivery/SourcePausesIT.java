@@ -8,7 +8,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
-import org.ingestquarantine.db.Jdbc;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.ingestquarantine.failure.ErrorClass;
 import org.ingestquarantine.quarantine.FailureEvidence;
 import org.ingestquarantine.quarantine.LocalPayloadStore;
@@ -37,7 +37,7 @@ class SourcePausesIT extends PostgresTestBase {
 
     @BeforeEach
     void emptyPauses() throws SQLException {
-        new Jdbc(dataSource()).update("TRUNCATE storm_pause");
+        new JdbcTemplate(dataSource()).update("TRUNCATE storm_pause");
         clock = new MutableClock(BEGAN.plusSeconds(60));
         pauses = new SourcePauses(dataSource(), clock);
     }
@@ -123,6 +123,6 @@ class SourcePausesIT extends PostgresTestBase {
     }
 
     private long rows() throws SQLException {
-        return new Jdbc(dataSource()).queryFirst("SELECT count(*) FROM storm_pause", rs -> rs.getLong(1)).orElseThrow();
+        return new JdbcTemplate(dataSource()).queryForObject("SELECT count(*) FROM storm_pause", Long.class);
     }
 }

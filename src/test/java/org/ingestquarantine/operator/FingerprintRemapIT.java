@@ -15,7 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
-import org.ingestquarantine.db.Jdbc;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.ingestquarantine.failure.ErrorClass;
 import org.ingestquarantine.failure.ErrorFingerprint;
 import org.ingestquarantine.failure.PermanentInputException;
@@ -205,15 +205,15 @@ class FingerprintRemapIT extends PostgresTestBase {
     }
 
     private String fingerprintOf(String docId) throws SQLException {
-        return new Jdbc(dataSource()).query("SELECT error_fingerprint FROM quarantine WHERE doc_id = ?",
-                rs -> rs.getString(1), docId).get(0);
+        return new JdbcTemplate(dataSource()).queryForObject("SELECT error_fingerprint FROM quarantine WHERE doc_id = ?",
+                String.class, docId);
     }
 
     private long count(String sql) throws SQLException {
-        return new Jdbc(dataSource()).query(sql, rs -> rs.getLong(1)).get(0);
+        return new JdbcTemplate(dataSource()).queryForObject(sql, Long.class);
     }
 
     private void update(String sql) throws SQLException {
-        new Jdbc(dataSource()).update(sql);
+        new JdbcTemplate(dataSource()).update(sql);
     }
 }

@@ -114,7 +114,7 @@ class OperatorApiIT extends PostgresTestBase {
 
     @Test
     void shouldListThePausedSourcesAndResumeOneAsTheStormCommandsDo() throws Exception {
-        new org.ingestquarantine.db.Jdbc(dataSource()).update("TRUNCATE storm_pause");
+        new org.springframework.jdbc.core.JdbcTemplate(dataSource()).update("TRUNCATE storm_pause");
         assertThat(post("/api/sources/folder/resume", "", TOKEN).statusCode()).as("not paused").isEqualTo(400);
         new org.ingestquarantine.delivery.SourcePauses(dataSource(), Clock.systemUTC()).trip(
                 new org.ingestquarantine.delivery.Storm("folder", "fp-new", ErrorClass.PERMANENT_INPUT, "not_pdf", 18,
@@ -666,8 +666,8 @@ class OperatorApiIT extends PostgresTestBase {
     private static String checksum() throws Exception {
         StringBuilder b = new StringBuilder();
         for (String table : new String[] {"quarantine", "quarantine_attempt", "drain_runs", "drain_run_items"}) {
-            b.append(new org.ingestquarantine.db.Jdbc(dataSource()).query("SELECT count(*) || ' ' || md5(coalesce("
-                    + "string_agg(t::text, '|' ORDER BY t::text), '')) FROM " + table + " t", rs -> rs.getString(1)))
+            b.append(new org.springframework.jdbc.core.JdbcTemplate(dataSource()).queryForObject("SELECT count(*) || ' ' || md5(coalesce("
+                    + "string_agg(t::text, '|' ORDER BY t::text), '')) FROM " + table + " t", String.class))
                     .append('\n');
         }
         return b.toString();

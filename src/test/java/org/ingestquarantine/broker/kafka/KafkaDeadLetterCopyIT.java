@@ -7,12 +7,12 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import org.ingestquarantine.db.Jdbc;
 import org.ingestquarantine.db.NamedSql;
 import org.ingestquarantine.failure.ErrorClass;
 import org.ingestquarantine.failure.ErrorFingerprint;
@@ -26,6 +26,7 @@ import org.ingestquarantine.testsupport.SqlCount;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * Ensures a quarantined Kafka record's dead-letter copy is written to the outbox by its quarantine record's own
@@ -46,13 +47,13 @@ class KafkaDeadLetterCopyIT extends PostgresTestBase {
     Path temp;
 
     private QuarantineStore store;
-    private Jdbc jdbc;
+    private JdbcTemplate jdbc;
 
     @BeforeEach
     void setUp() throws SQLException {
         store = new QuarantineStore(dataSource(), new LocalPayloadStore(temp.resolve("objects")),
                 new MutableClock(Instant.parse("2026-01-05T10:00:00Z")));
-        jdbc = new Jdbc(dataSource());
+        jdbc = new JdbcTemplate(dataSource());
         jdbc.update("TRUNCATE kafka_dlq_outbox RESTART IDENTITY");
     }
 
@@ -129,12 +130,15 @@ class KafkaDeadLetterCopyIT extends PostgresTestBase {
 
     /** Runs the record's statement as the route's sql: endpoint does: one statement, auto-commit, typed parameters. */
     private void record(Map<String, Object> row) throws SQLException {
-        jdbc.query(RECORD, row, rs -> rs.getString(1));
+        try (Connection c = dataSource().getConnection(); PreparedStatement s = c.prepareStatement(RECORD.sql())) {
+            RECORD.bind(s, row);
+            s.execute();
+        }
     }
 
     private List<Map<String, Object>> outbox() throws SQLException {
         return jdbc.query("SELECT topic, record_key, record_value, headers::text AS headers FROM kafka_dlq_outbox"
-                + " ORDER BY outbox_id", rs -> {
+                + " ORDER BY outbox_id", (rs, n) -> {
                     try {
                         return Map.of("topic", rs.getString("topic"), "record_key", rs.getBytes("record_key"),
                                 "record_value", rs.getBytes("record_value"), "headers",

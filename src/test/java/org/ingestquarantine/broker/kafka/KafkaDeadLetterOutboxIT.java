@@ -19,10 +19,10 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.awaitility.Awaitility;
-import org.ingestquarantine.db.Jdbc;
 import org.ingestquarantine.testsupport.KafkaKraftBroker;
 import org.ingestquarantine.testsupport.PostgresTestBase;
 import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * Ensures a dead-letter copy in the outbox while Kafka is away is kept in PostgreSQL, the consumer thread not
@@ -44,7 +44,7 @@ class KafkaDeadLetterOutboxIT extends PostgresTestBase {
                 byte[] key = {(byte) 0xff, 0x00, (byte) 0xc3};
                 byte[] value = {(byte) 0xfe, (byte) 0xff, 0x00, 0x7b, (byte) 0x80};
                 // as the quarantine record's statement writes it (KafkaDeadLetterCopyIT)
-                new Jdbc(dataSource()).update("INSERT INTO kafka_dlq_outbox (topic, record_key, record_value, headers,"
+                new JdbcTemplate(dataSource()).update("INSERT INTO kafka_dlq_outbox (topic, record_key, record_value, headers,"
                         + " created_at) VALUES (?, ?, ?, CAST(? AS jsonb), now())", DLQ, key, value,
                         "{\"" + KafkaDeadLetters.DLQ_ID + "\": \"01TEST\"}");
                 long t0 = System.nanoTime();
@@ -73,7 +73,7 @@ class KafkaDeadLetterOutboxIT extends PostgresTestBase {
     void shouldNotSendACopyAgainWhenTheDatabaseWentAwayAfterKafkaAcknowledgedIt() throws Exception {
         try (KafkaKraftBroker kafka = KafkaKraftBroker.start()) {
             kafka.createTopic(DLQ, 1, Map.of());
-            Jdbc jdbc = new Jdbc(dataSource());
+            JdbcTemplate jdbc = new JdbcTemplate(dataSource());
             jdbc.update("TRUNCATE kafka_dlq_outbox");
             jdbc.update("INSERT INTO kafka_dlq_outbox (topic, record_key, record_value, headers, created_at)"
                     + " VALUES (?, NULL, ?, CAST(? AS jsonb), now())", DLQ, new byte[] {1, 2, 3},
