@@ -10,11 +10,11 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import javax.sql.DataSource;
+import org.ingestquarantine.db.SpringJdbc;
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.SqlParameterValue;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
-import org.springframework.jdbc.support.SQLExceptionSubclassTranslator;
 
 /**
  * What the delivery package's Spring JDBC code shares: a {@link JdbcTemplate} that translates a failure without
@@ -35,9 +35,7 @@ final class SpringSql {
      * @return a template on it: one connection per call, auto-commit as the pool gives it
      */
     static JdbcTemplate template(DataSource dataSource) {
-        JdbcTemplate template = new JdbcTemplate(java.util.Objects.requireNonNull(dataSource, "dataSource"));
-        template.setExceptionTranslator(new SQLExceptionSubclassTranslator());
-        return template;
+        return SpringJdbc.template(java.util.Objects.requireNonNull(dataSource, "dataSource"));
     }
 
     /**
@@ -94,11 +92,6 @@ final class SpringSql {
      * @throws DataAccessException {@code e} itself when it carries none (no statement failed: a bug of ours)
      */
     static SQLException sqlException(DataAccessException e) {
-        for (Throwable t = e.getCause(); t != null; t = t.getCause()) {
-            if (t instanceof SQLException sql) {
-                return sql;
-            }
-        }
-        throw e;
+        return SpringJdbc.cause(e);
     }
 }

@@ -11,18 +11,17 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import javax.sql.DataSource;
 import org.ingestquarantine.db.DatabaseAccessException;
+import org.ingestquarantine.db.SpringJdbc;
 import org.ingestquarantine.db.SqlFailure;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.SqlParameterValue;
 import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
-import org.springframework.jdbc.support.SQLExceptionSubclassTranslator;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * Spring JDBC as the operator's classes use it: templates whose failures are translated from the driver's
- * SQLException alone (no metadata lookup, which would ask an unreachable database for another connection), the
+ * Spring JDBC as the operator's classes use it: {@link SpringJdbc}'s templates (failures translated from the driver's
+ * SQLException alone, no metadata lookup that would ask an unreachable database for another connection), the
  * driver's exception found again under Spring's, statements kept in {@code .sql} resources beside the classes, and
  * {@code timestamptz} bound as as {@link org.ingestquarantine.db.SqlTime} binds it.
  */
@@ -33,19 +32,17 @@ final class OperatorSql {
 
     /** @return a template on {@code dataSource}, translating by the SQLException's class and SQLState only */
     static JdbcTemplate jdbc(DataSource dataSource) {
-        JdbcTemplate t = new JdbcTemplate(dataSource);
-        t.setExceptionTranslator(new SQLExceptionSubclassTranslator());
-        return t;
+        return SpringJdbc.template(dataSource);
     }
 
     /** @return a named-parameter template on {@link #jdbc}'s template */
     static NamedParameterJdbcTemplate named(DataSource dataSource) {
-        return new NamedParameterJdbcTemplate(jdbc(dataSource));
+        return SpringJdbc.named(dataSource);
     }
 
     /** @return transactions on {@code dataSource} at the database's default isolation (read committed) */
     static TransactionTemplate transactions(DataSource dataSource) {
-        return new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+        return SpringJdbc.transactions(dataSource);
     }
 
     /** @return transactions on {@code dataSource} at repeatable read (one snapshot for every statement) */

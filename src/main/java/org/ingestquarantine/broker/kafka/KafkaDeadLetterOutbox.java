@@ -22,6 +22,7 @@ import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.ingestquarantine.db.SpringJdbc;
 import org.ingestquarantine.db.SqlFailure;
 import org.ingestquarantine.quarantine.DeadLetterCopy;
 import org.slf4j.Logger;
@@ -74,8 +75,7 @@ final class KafkaDeadLetterOutbox implements AutoCloseable {
                           Duration pollInterval) {
         // failures translated by SQLSTATE: the default translator would first ask the (maybe unreachable) database its name
         SQLExceptionTranslator bySqlState = new SQLExceptionSubclassTranslator();
-        this.jdbc = new JdbcTemplate(dataSource);
-        jdbc.setExceptionTranslator(bySqlState);
+        this.jdbc = SpringJdbc.template(dataSource);
         JdbcTransactionManager transactions = new JdbcTransactionManager(dataSource);
         transactions.setExceptionTranslator(bySqlState);
         this.transaction = new TransactionTemplate(transactions);
