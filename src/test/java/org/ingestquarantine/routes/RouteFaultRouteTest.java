@@ -67,6 +67,7 @@ class RouteFaultRouteTest extends RouteTestBase {
         double before = faults();
 
         Exchange first = deliver("a.pdf", "k1", 1, 0);
+        long held = System.nanoTime(); // the hold began before deliver returned
 
         assertThat(first.isFailed()).as("not acknowledged").isTrue();
         Classification c = first.getProperty(PipelineKeys.FAILURE, Classification.class);
@@ -89,13 +90,15 @@ class RouteFaultRouteTest extends RouteTestBase {
         // the next delivery waits out the hold at the consumer's entrance, before any work, then probes: the same
         // typo, so it is released too and the hold starts again
         stages.marks.clear();
-        long started = System.nanoTime();
         CompletableFuture<Exchange> probe = CompletableFuture.supplyAsync(() -> deliver("b.pdf", "k2", 1, 0));
-        Thread.sleep(RouteDoubles.ROUTE_FAULT_HOLD.toMillis() / 2);
+        // looked at halfway through the hold, counted from the fault (the assertions above may take a while on a
+        // loaded machine)
+        Thread.sleep(Math.max(0, RouteDoubles.ROUTE_FAULT_HOLD.toMillis() / 2
+                - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - held)));
         assertThat(probe).as("held").isNotDone();
         assertThat(stages.marks).as("no stage ran while held").isEmpty();
         assertThat(probe.get(10, TimeUnit.SECONDS).isFailed()).isTrue();
-        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started))
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - held)).as("the probe went on once the hold ended")
                 .isGreaterThanOrEqualTo(RouteDoubles.ROUTE_FAULT_HOLD.toMillis() - 50);
         assertThat(outcomes.closed).containsExactly("k1=pipeline_fault", "k2=pipeline_fault");
         assertThat(recorder.recorded).isEmpty();
