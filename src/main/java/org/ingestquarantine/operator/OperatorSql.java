@@ -58,11 +58,6 @@ final class OperatorSql {
                 instant == null ? null : OffsetDateTime.ofInstant(instant, ZoneOffset.UTC));
     }
 
-    /** @return {@code value} as a text parameter, SQL NULL for null */
-    static SqlParameterValue text(String value) {
-        return new SqlParameterValue(Types.VARCHAR, value);
-    }
-
     /**
      * @param e a Spring data access or transaction failure
      * @return the driver's (or the pool's) exception under it, or null when there is none
